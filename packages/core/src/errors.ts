@@ -1,0 +1,60 @@
+/**
+ * Stable error codes. Tests and callers branch on `code`, never on messages.
+ */
+export const FateErrorCode = {
+  /** The handle's reservation is gone: unreserved, deleted, or cleared as dead (fencing). */
+  NOT_RESERVED: 'FATE_NOT_RESERVED',
+  /** The operation is not allowed in the transaction's current status. */
+  ILLEGAL_STATUS: 'FATE_ILLEGAL_STATUS',
+  /** A push beyond the maximum stack depth. */
+  STACK_OVERFLOW: 'FATE_STACK_OVERFLOW',
+  /** A pop or top of an empty stack where a step is required. */
+  STACK_EMPTY: 'FATE_STACK_EMPTY',
+  /** The backing service cannot be reached or failed to answer in time. */
+  STORE_UNAVAILABLE: 'FATE_STORE_UNAVAILABLE',
+  /** A step or info value is larger than the backend's declared limit. */
+  PAYLOAD_TOO_LARGE: 'FATE_PAYLOAD_TOO_LARGE',
+  /** Stored data cannot be decoded. */
+  CORRUPT_DATA: 'FATE_CORRUPT_DATA',
+  /** A stored step names a type that is not in the step registry. */
+  UNKNOWN_STEP: 'FATE_UNKNOWN_STEP',
+  /** No such transaction. */
+  NOT_FOUND: 'FATE_NOT_FOUND',
+  /** The store (or engine) is closed, or not yet open. */
+  CLOSED: 'FATE_CLOSED',
+  /** A wait ran out of time. */
+  TIMEOUT: 'FATE_TIMEOUT',
+  /** A wait was aborted through its signal. */
+  ABORTED: 'FATE_ABORTED',
+  /** A store URL is malformed or names an unknown scheme. */
+  BAD_URL: 'FATE_BAD_URL',
+  /** The backend package for a URL scheme is not installed. */
+  BACKEND_NOT_INSTALLED: 'FATE_BACKEND_NOT_INSTALLED',
+  /** A programmer mistake: a bad argument. Thrown as a `TypeError` or `RangeError`. */
+  INVALID_ARGUMENT: 'FATE_INVALID_ARGUMENT',
+} as const;
+
+export type FateErrorCode = (typeof FateErrorCode)[keyof typeof FateErrorCode];
+
+/** Every operational failure of fate is a `FateError` with a stable `code`. */
+export class FateError extends Error {
+  readonly code: FateErrorCode;
+
+  constructor(code: FateErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'FateError';
+    this.code = code;
+  }
+}
+
+/** True when `err` is a `FateError`, optionally with the given code. */
+export function isFateError(err: unknown, code?: FateErrorCode): err is FateError {
+  return err instanceof FateError && (code === undefined || err.code === code);
+}
+
+/** A programmer mistake: `TypeError` carrying `code: FATE_INVALID_ARGUMENT`. */
+export function invalidArgument(message: string): TypeError & { code: string } {
+  const err = new TypeError(message) as TypeError & { code: string };
+  err.code = FateErrorCode.INVALID_ARGUMENT;
+  return err;
+}

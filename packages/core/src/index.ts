@@ -1,0 +1,17 @@
+export * from './errors.js';
+export * from './ids.js';
+export type { JsonValue } from './json.js';
+export * from './status.js';
+export * from './step.js';
+export * from './partition.js';
+export type { StoreCapabilities } from './store/capabilities.js';
+export type { FateStore, TxChange } from './store/fate-store.js';
+export type { FatesStore } from './store/fates-store.js';
+export type { BackendScan, NewRecord, RecordWrite, StoreBackend, StoredRecord } from './store/backend.js';
+export * from './store/types.js';
+export { MAX_STACK_DEPTH } from './store/limits.js';
+export { sameReservation } from './store/codec.js';
+export { createFatesStore } from './store/guarded-fates-store.js';
+export { resolveStoreOptions, type StoreOptions } from './store/options.js';
+export { backendForUrl, DEFAULT_STORE_URL, openStore, type StoreModule } from './store/open-store.js';
+export { dropMemoryNamespace, MemoryBackend } from './memory/memory-backend.js';

@@ -1,0 +1,84 @@
+import { FateError, FateErrorCode, invalidArgument } from './errors.js';
+import type { FateId } from './ids.js';
+import type { JsonValue } from './json.js';
+
+/** A step as stored: the registered type name and its JSON state. */
+export interface StepData {
+  readonly type: string;
+  readonly state: JsonValue;
+}
+
+/**
+ * One step of a transaction (Accumulo's `Repo`). A step runs at least once: after a
+ * crash the top step runs again, so `call` and `undo` must be idempotent.
+ */
+export interface Repo<Env = unknown> {
+  /** The registered step type, used to rebuild the step from storage. */
+  readonly type: string;
+  /** Milliseconds to wait before `call` (0 = ready now). */
+  isReady(id: FateId, env: Env): Promise<number> | number;
+  /** Does the work; returns the next step, or nothing when the transaction is done. */
+  call(id: FateId, env: Env): Promise<Repo<Env> | undefined> | Repo<Env> | undefined;
+  /** Reverses what `call` did (also after a partial `call`). */
+  undo(id: FateId, env: Env): Promise<void> | void;
+  /** The state persisted with the step; `fromState` of its type must rebuild it. */
+  state(): JsonValue;
+  /** A readable name (defaults to `type`). */
+  readonly name?: string;
+  /** The transaction's result when this is the last step. */
+  returnValue?(): JsonValue | undefined;
+}
+
+/** How a step type is rebuilt from its stored state. */
+export interface StepType<Env = unknown> {
+  readonly type: string;
+  fromState(state: JsonValue): Repo<Env>;
+}
+
+/** The step types an engine can run, by name. */
+export class StepRegistry<Env = unknown> {
+  readonly #types = new Map<string, StepType<Env>>();
+
+  constructor(types: Iterable<StepType<Env>> = []) {
+    for (const t of types) this.register(t);
+  }
+
+  /** Adds a step type; registering a name twice is a programmer mistake. */
+  register(type: StepType<Env>): this {
+    if (typeof type?.type !== 'string' || type.type === '' || typeof type.fromState !== 'function') {
+      throw invalidArgument('a step type needs a non-empty `type` and a `fromState` function');
+    }
+    if (this.#types.has(type.type)) throw invalidArgument(`step type already registered: ${type.type}`);
+    this.#types.set(type.type, type);
+    return this;
+  }
+
+  has(type: string): boolean {
+    return this.#types.has(type);
+  }
+
+  /** The stored form of a step. */
+  serialize(repo: Repo<Env>): StepData {
+    if (!this.#types.has(repo.type)) {
+      throw new FateError(FateErrorCode.UNKNOWN_STEP, `step type is not registered: ${repo.type}`);
+    }
+    return { type: repo.type, state: repo.state() };
+  }
+
+  /** Rebuilds a step; an unknown type or a state its type rejects is a typed error. */
+  deserialize(data: StepData): Repo<Env> {
+    const type = this.#types.get(data.type);
+    if (!type) {
+      throw new FateError(FateErrorCode.UNKNOWN_STEP, `stored step type is not registered: ${data.type}`);
+    }
+    try {
+      return type.fromState(data.state);
+    } catch (cause) {
+      throw new FateError(
+        FateErrorCode.CORRUPT_DATA,
+        `stored state of step ${data.type} cannot be rebuilt`,
+        { cause },
+      );
+    }
+  }
+}

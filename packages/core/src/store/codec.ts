@@ -1,0 +1,105 @@
+import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
+import type { FateId } from '../ids.js';
+import { isStoredStatus, type Status } from '../status.js';
+import type { StepData } from '../step.js';
+import type { StoredRecord } from './backend.js';
+import { type FateView, INFO_KEYS, type InfoKey, type Reservation, type TxInfo } from './types.js';
+
+// Encoding and decoding of stored records, in one place for every backend.
+
+function corrupt(id: string, what: string, cause?: unknown): FateError {
+  return new FateError(FateErrorCode.CORRUPT_DATA, `stored ${what} of ${id} cannot be decoded`, {
+    cause,
+  });
+}
+
+function isStep(value: unknown): value is StepData {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as StepData).type === 'string' &&
+    (value as StepData).type !== '' &&
+    'state' in value
+  );
+}
+
+export function decodeStatus(id: string, raw: string): Status {
+  if (!isStoredStatus(raw)) throw corrupt(id, 'status');
+  return raw;
+}
+
+export function decodeStack(id: string, text: string): StepData[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw corrupt(id, 'stack', cause);
+  }
+  if (!Array.isArray(value) || !value.every(isStep)) throw corrupt(id, 'stack');
+  return value;
+}
+
+export function decodeInfo(id: string, text: string): TxInfo {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (cause) {
+    throw corrupt(id, 'info', cause);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw corrupt(id, 'info');
+  }
+  return value as TxInfo;
+}
+
+export function decodeView(id: FateId, record: StoredRecord): FateView {
+  return {
+    id,
+    status: decodeStatus(id, record.status),
+    stack: decodeStack(id, record.stack),
+    info: decodeInfo(id, record.info),
+    ...(record.reservation ? { reservation: record.reservation } : {}),
+    deferUntil: record.deferUntil,
+  };
+}
+
+/** JSON text of a value that must survive a round trip; a programmer mistake otherwise. */
+export function encodeJson(what: string, value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (cause) {
+    throw Object.assign(invalidArgument(`${what} is not JSON-serializable`), { cause });
+  }
+  if (text === undefined) throw invalidArgument(`${what} is not JSON-serializable`);
+  return text;
+}
+
+/** Validates a step given by a caller. */
+export function checkStep(step: unknown): StepData {
+  if (!isStep(step)) {
+    throw invalidArgument('a step is `{ type: non-empty string, state: JSON value }`');
+  }
+  encodeJson(`state of step ${step.type}`, step.state);
+  return { type: step.type, state: step.state };
+}
+
+export function checkInfoKey(key: unknown): InfoKey {
+  if (!(INFO_KEYS as readonly unknown[]).includes(key)) {
+    throw invalidArgument(`unknown info key: ${String(key)} (one of ${INFO_KEYS.join(', ')})`);
+  }
+  return key as InfoKey;
+}
+
+export function isReservation(value: unknown): value is Reservation {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Reservation).lockId === 'string' &&
+    typeof (value as Reservation).uuid === 'string'
+  );
+}
+
+export function sameReservation(a: Reservation | null | undefined, b: Reservation): boolean {
+  return !!a && a.lockId === b.lockId && a.uuid === b.uuid;
+}

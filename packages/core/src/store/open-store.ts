@@ -1,0 +1,77 @@
+import { FateError, FateErrorCode } from '../errors.js';
+import { MemoryBackend } from '../memory/memory-backend.js';
+import type { StoreBackend } from './backend.js';
+import type { FatesStore } from './fates-store.js';
+import { createFatesStore } from './guarded-fates-store.js';
+import type { StoreOptions } from './options.js';
+
+/** The default store: an embedded SQLite file in the working directory. */
+export const DEFAULT_STORE_URL = 'sqlite:./fate.db';
+
+/**
+ * What a backend package exports so `openStore` can load it by URL scheme:
+ * `createStoreBackend(url)` returns an unopened backend for the URL.
+ */
+export interface StoreModule {
+  createStoreBackend(url: string): StoreBackend;
+}
+
+/** URL scheme → backend package. */
+const PACKAGES: Record<string, string> = {
+  sqlite: '@fate/store-sqlite',
+  redis: '@fate/store-redis',
+  rediss: '@fate/store-redis',
+  zk: '@fate/store-zk',
+};
+
+/**
+ * Opens a store by URL: `sqlite:<path>` (default `sqlite:./fate.db`), `memory:[name]`,
+ * `redis://…`, `rediss://…`, `zk://host:port[,…]/chroot`. An unknown scheme, or a
+ * backend package that is not installed, is one `FateError` that names the fix.
+ *
+ * @example
+ * const store = await openStore(process.env.FATE_STORE ?? 'sqlite:./fate.db');
+ */
+export async function openStore(
+  url: string = DEFAULT_STORE_URL,
+  options?: StoreOptions,
+): Promise<FatesStore> {
+  return createFatesStore(await backendForUrl(url), options);
+}
+
+/** The unopened backend for a URL (what `openStore` wraps). */
+export async function backendForUrl(url: string): Promise<StoreBackend> {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url ?? '')?.[1]?.toLowerCase();
+  if (!scheme) {
+    throw new FateError(
+      FateErrorCode.BAD_URL,
+      `not a store URL: ${JSON.stringify(url)} (try sqlite:./fate.db, memory:, redis://host:6379 or zk://host:2181/fate)`,
+    );
+  }
+  if (scheme === 'memory') return new MemoryBackend(url.slice('memory:'.length) || undefined);
+  const pkg = PACKAGES[scheme];
+  if (!pkg) {
+    throw new FateError(
+      FateErrorCode.BAD_URL,
+      `unknown store scheme "${scheme}:" (known: memory, ${Object.keys(PACKAGES).join(', ')})`,
+    );
+  }
+  let mod: Partial<StoreModule>;
+  try {
+    mod = (await import(pkg)) as Partial<StoreModule>;
+  } catch (cause) {
+    const code = (cause as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+      throw new FateError(
+        FateErrorCode.BACKEND_NOT_INSTALLED,
+        `the ${scheme}: store needs ${pkg}; install it with: npm install ${pkg}`,
+        { cause },
+      );
+    }
+    throw cause;
+  }
+  if (typeof mod.createStoreBackend !== 'function') {
+    throw new FateError(FateErrorCode.BACKEND_NOT_INSTALLED, `${pkg} does not export createStoreBackend`);
+  }
+  return mod.createStoreBackend(url);
+}

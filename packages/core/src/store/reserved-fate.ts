@@ -1,0 +1,273 @@
+import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
+import type { FateId } from '../ids.js';
+import { ALLOWED, isStoredStatus, type Status } from '../status.js';
+import type { StepData } from '../step.js';
+import type { RecordWrite } from './backend.js';
+import { checkInfoKey, checkStep, decodeInfo, decodeStack, encodeJson } from './codec.js';
+import type { FateStore, TxChange } from './fate-store.js';
+import { MAX_STACK_DEPTH } from './limits.js';
+import type { InfoKey, Reservation, TxInfo } from './types.js';
+
+/** What a reserved handle needs from the guard that made it. */
+export interface HandleHost {
+  readonly maxRecordBytes: number;
+  /** Runs a backend call with the guard's open check and error mapping. */
+  write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean>;
+}
+
+/** The state a commit works on; stack and info are decoded only when a change needs them. */
+interface Draft {
+  status: Status;
+  stackText: string;
+  infoText: string;
+  stack?: StepData[];
+  info?: TxInfo;
+  end?: 'delete' | 'unreserve';
+  deferMs: number;
+}
+
+/**
+ * The guard's `FateStore`: validates every change against the cached state (valid while
+ * the reservation is ours, and fencing makes any stale write fail), then sends one
+ * fenced backend write per `commit`.
+ */
+export class ReservedFate implements FateStore {
+  readonly id: FateId;
+  readonly reservation: Reservation;
+  readonly #host: HandleHost;
+  #status: Status;
+  #stackText: string;
+  #infoText: string;
+  #stack?: StepData[];
+  #info?: TxInfo;
+  #state: 'reserved' | 'released' | 'deleted' = 'reserved';
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    host: HandleHost,
+    id: FateId,
+    reservation: Reservation,
+    status: Status,
+    stackText: string,
+    infoText: string,
+  ) {
+    this.#host = host;
+    this.id = id;
+    this.reservation = reservation;
+    this.#status = status;
+    this.#stackText = stackText;
+    this.#infoText = infoText;
+  }
+
+  get isReserved(): boolean {
+    return this.#state === 'reserved';
+  }
+
+  async getStatus(): Promise<Status> {
+    this.#assertReserved();
+    return this.#status;
+  }
+
+  async top(): Promise<StepData | undefined> {
+    return this.#stackNow().at(-1);
+  }
+
+  async getStack(): Promise<readonly StepData[]> {
+    return [...this.#stackNow()];
+  }
+
+  async getInfo<K extends InfoKey>(key: K): Promise<TxInfo[K] | undefined> {
+    checkInfoKey(key);
+    this.#assertReserved();
+    this.#info ??= decodeInfo(this.id, this.#infoText);
+    return this.#info[key];
+  }
+
+  setStatus(status: Status): Promise<void> {
+    return this.commit([{ op: 'setStatus', status }]);
+  }
+
+  push(step: StepData): Promise<void> {
+    return this.commit([{ op: 'push', step }]);
+  }
+
+  pop(): Promise<void> {
+    return this.commit([{ op: 'pop' }]);
+  }
+
+  setInfo<K extends InfoKey>(key: K, value: TxInfo[K] | undefined): Promise<void> {
+    return this.commit([{ op: 'setInfo', key, value }]);
+  }
+
+  delete(): Promise<void> {
+    return this.commit([{ op: 'delete' }]);
+  }
+
+  forceDelete(): Promise<void> {
+    return this.commit([{ op: 'forceDelete' }]);
+  }
+
+  unreserve(deferMs = 0): Promise<void> {
+    return this.commit([{ op: 'unreserve', deferMs }]);
+  }
+
+  commit(changes: readonly TxChange[]): Promise<void> {
+    // One commit at a time per handle keeps the cached state coherent.
+    const run = this.#queue.then(() => this.#commit(changes));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #commit(changes: readonly TxChange[]): Promise<void> {
+    if (!Array.isArray(changes) || changes.length === 0) {
+      throw invalidArgument('commit needs a non-empty array of changes');
+    }
+    if (this.#state === 'deleted' && changes.every((c) => c?.op === 'unreserve')) {
+      checkDefer(changes);
+      return; // unreserve after delete is fine: the reservation went with the record
+    }
+    this.#assertReserved();
+    const draft = this.#draft(changes);
+    const write = this.#toWrite(draft);
+    const ok = await this.#host.write(this.id, this.reservation, write);
+    if (!ok) {
+      this.#state = 'released';
+      throw new FateError(
+        FateErrorCode.NOT_RESERVED,
+        `reservation of ${this.id} is no longer held (cleared, deleted or taken over)`,
+      );
+    }
+    this.#status = draft.status;
+    this.#stackText = draft.stackText;
+    this.#infoText = draft.infoText;
+    this.#stack = draft.stack;
+    this.#info = draft.info;
+    if (draft.end === 'delete') this.#state = 'deleted';
+    else if (draft.end === 'unreserve') this.#state = 'released';
+  }
+
+  /** Applies the changes to a copy of the cached state, checking each precondition. */
+  #draft(changes: readonly TxChange[]): Draft {
+    const d: Draft = {
+      status: this.#status,
+      stackText: this.#stackText,
+      infoText: this.#infoText,
+      ...(this.#stack ? { stack: [...this.#stack] } : {}),
+      ...(this.#info ? { info: { ...this.#info } } : {}),
+      deferMs: 0,
+    };
+    for (const change of changes) {
+      if (d.end) throw invalidArgument(`nothing may follow ${d.end} in one commit`);
+      switch (change?.op) {
+        case 'setStatus':
+          if (!isStoredStatus(change.status)) {
+            throw invalidArgument(`not a status that can be stored: ${String(change.status)}`);
+          }
+          d.status = change.status;
+          break;
+        case 'push': {
+          const step = checkStep(change.step);
+          this.#requireStatus(d.status, ALLOWED.push, 'push');
+          d.stack ??= decodeStack(this.id, d.stackText);
+          if (d.stack.length >= MAX_STACK_DEPTH) {
+            throw new FateError(
+              FateErrorCode.STACK_OVERFLOW,
+              `${this.id} already has ${MAX_STACK_DEPTH} steps`,
+            );
+          }
+          d.stack.push(step);
+          d.stackText = encodeJson('stack', d.stack);
+          break;
+        }
+        case 'pop':
+          this.#requireStatus(d.status, ALLOWED.pop, 'pop');
+          d.stack ??= decodeStack(this.id, d.stackText);
+          if (d.stack.length === 0) {
+            throw new FateError(FateErrorCode.STACK_EMPTY, `${this.id} has no step to pop`);
+          }
+          d.stack.pop();
+          d.stackText = encodeJson('stack', d.stack);
+          break;
+        case 'setInfo': {
+          const key = checkInfoKey(change.key);
+          d.info ??= decodeInfo(this.id, d.infoText);
+          if (change.value === undefined) delete d.info[key];
+          else (d.info as Record<string, unknown>)[key] = change.value;
+          d.infoText = encodeJson(`info ${key}`, d.info);
+          break;
+        }
+        case 'delete':
+          this.#requireStatus(d.status, ALLOWED.delete, 'delete');
+          d.end = 'delete';
+          break;
+        case 'forceDelete':
+          d.end = 'delete';
+          break;
+        case 'unreserve':
+          d.deferMs = checkDefer([change]);
+          d.end = 'unreserve';
+          break;
+        default:
+          throw invalidArgument(`unknown change: ${JSON.stringify(change)}`);
+      }
+    }
+    return d;
+  }
+
+  #toWrite(d: Draft): RecordWrite {
+    if (d.end === 'delete') return { delete: true };
+    const size = Buffer.byteLength(d.stackText) + Buffer.byteLength(d.infoText);
+    if (size > this.#host.maxRecordBytes) {
+      throw new FateError(
+        FateErrorCode.PAYLOAD_TOO_LARGE,
+        `${this.id} would store ${size} bytes; this backend's limit is ${this.#host.maxRecordBytes}`,
+      );
+    }
+    return {
+      ...(d.status !== this.#status ? { status: d.status } : {}),
+      ...(d.stackText !== this.#stackText ? { stack: d.stackText } : {}),
+      ...(d.infoText !== this.#infoText ? { info: d.infoText } : {}),
+      ...(d.end === 'unreserve' ? { release: { deferUntil: deferUntil(d.deferMs) } } : {}),
+    };
+  }
+
+  #requireStatus(status: Status, allowed: ReadonlySet<Status>, op: string): void {
+    if (!allowed.has(status)) {
+      throw new FateError(
+        FateErrorCode.ILLEGAL_STATUS,
+        `${op} is not allowed in status ${status} (allowed: ${[...allowed].join(', ')})`,
+      );
+    }
+  }
+
+  #stackNow(): StepData[] {
+    this.#assertReserved();
+    this.#stack ??= decodeStack(this.id, this.#stackText);
+    return this.#stack;
+  }
+
+  #assertReserved(): void {
+    if (this.#state !== 'reserved') {
+      throw new FateError(FateErrorCode.NOT_RESERVED, `${this.id} is ${this.#state}, not reserved`);
+    }
+  }
+}
+
+function deferUntil(deferMs: number): number {
+  return deferMs === 0 ? 0 : Date.now() + deferMs;
+}
+
+/** Validates the deferral of unreserve changes; returns the last one. */
+function checkDefer(changes: readonly TxChange[]): number {
+  let ms = 0;
+  for (const c of changes) {
+    const v = c.op === 'unreserve' ? (c.deferMs ?? 0) : 0;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
+      throw Object.assign(new RangeError(`deferMs must be a finite number >= 0, got ${v}`), {
+        code: FateErrorCode.INVALID_ARGUMENT,
+      });
+    }
+    ms = Math.ceil(v);
+  }
+  return ms;
+}

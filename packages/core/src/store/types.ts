@@ -1,0 +1,118 @@
+import type { FateKey, FateId } from '../ids.js';
+import type { JsonValue } from '../json.js';
+import type { Status } from '../status.js';
+import type { StepData } from '../step.js';
+
+/**
+ * Who holds a transaction: the holder's instance (lock) id and a fresh UUID per attempt,
+ * so a retry after a lost acknowledgement recognises its own win.
+ */
+export interface Reservation {
+  readonly lockId: string;
+  readonly uuid: string;
+}
+
+/** An error recorded on a transaction. */
+export interface TxError {
+  readonly message: string;
+  readonly name?: string;
+  readonly stack?: string;
+}
+
+/** Transaction info, by key. */
+export interface TxInfo {
+  opName?: string;
+  autoClean?: boolean;
+  error?: TxError;
+  returnValue?: JsonValue;
+  /** Creation time, epoch ms. */
+  created?: number;
+  /** Age-off mark: epoch ms at which a finished status was first seen. */
+  ageOff?: number;
+  key?: FateKey;
+}
+
+export type InfoKey = keyof TxInfo;
+
+/** Every info key, for callers that iterate them. */
+export const INFO_KEYS: readonly InfoKey[] = [
+  'opName',
+  'autoClean',
+  'error',
+  'returnValue',
+  'created',
+  'ageOff',
+  'key',
+];
+
+/** A read-only view of one transaction. An absent id reads UNKNOWN, empty. */
+export interface FateView {
+  readonly id: FateId;
+  readonly status: Status;
+  readonly stack: readonly StepData[];
+  readonly info: Readonly<TxInfo>;
+  readonly reservation?: Reservation;
+  /** Epoch ms before which work finders skip it (0 = not deferred). */
+  readonly deferUntil: number;
+}
+
+/** One row of `list`. `corrupt` says why the record could not be decoded. */
+export interface TxSummary {
+  readonly id: FateId;
+  readonly status: Status;
+  readonly opName?: string;
+  readonly created?: number;
+  /** Type of the top step. */
+  readonly top?: string;
+  readonly stackDepth: number;
+  readonly reservation?: Reservation;
+  readonly deferUntil: number;
+  readonly corrupt?: string;
+}
+
+export interface ListFilter {
+  readonly statuses?: Iterable<Status>;
+  readonly opName?: string;
+}
+
+/** What to seed: the first step and info. With `key`, seeding is deduplicated. */
+export interface SeedRequest {
+  readonly step: StepData;
+  readonly opName: string;
+  readonly key?: FateKey;
+  readonly autoClean?: boolean;
+}
+
+export interface SeedResult {
+  readonly id: FateId;
+  /** False when a keyed transaction already existed (nothing was written). */
+  readonly created: boolean;
+}
+
+/** A contiguous range of ids: `start` inclusive, `end` exclusive; either may be open. */
+export interface IdRange {
+  readonly start?: string;
+  readonly end?: string;
+}
+
+/** The outcome of one scan for runnable work. */
+export interface ScanResult {
+  /** Runnable ids (SUBMITTED, IN_PROGRESS, FAILED_IN_PROGRESS; unreserved; not deferred). */
+  readonly ids: FateId[];
+  /** Rows, keys or znodes the backend read to answer. */
+  readonly itemsRead: number;
+  /** Wall time of the scan, ms. */
+  readonly ms: number;
+  /** Earliest future deferral among runnable, unreserved transactions it saw, epoch ms. */
+  readonly nextDeferralAt?: number;
+}
+
+export interface ReserveOptions {
+  readonly signal?: AbortSignal;
+  readonly timeoutMs?: number;
+}
+
+export interface ReservationEntry {
+  readonly id: FateId;
+  readonly reservation: Reservation;
+}
