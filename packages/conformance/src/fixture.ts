@@ -1,0 +1,30 @@
+import type { FateId, FatesStore, StoreOptions } from '@fate/core';
+
+/**
+ * One fresh, isolated data set (own file, key prefix or chroot) and the means to open
+ * clients on it. The suites call `factory()` for every test group.
+ */
+export interface StoreFixture {
+  /**
+   * Opens a new client on this fixture's data, as another process would. Call it again
+   * for a second client, or after `close()` to reopen (durability).
+   */
+  open(options?: StoreOptions): Promise<FatesStore>;
+  /** Writes bytes that do not decode into one stored field of `id`, behind the guard's back. */
+  corrupt(id: FateId, field: 'status' | 'stack' | 'info'): Promise<void>;
+  /** A URL `openStore` accepts for this data, so child processes can share it. */
+  readonly url?: string;
+  /**
+   * For backends `openStore` does not know: a module specifier (resolvable from child
+   * processes) exporting `createStoreBackend(url)`.
+   */
+  readonly backendModule?: string;
+  /** Frees the data and anything the fixture started. */
+  destroy(): Promise<void>;
+}
+
+/** What a backend author passes to the suites: `runStoreConformance({ name, factory })`. */
+export interface ConformanceTarget {
+  readonly name: string;
+  factory(): Promise<StoreFixture>;
+}

@@ -1,0 +1,45 @@
+import { describe } from 'vitest';
+import type { ConformanceTarget } from './fixture.js';
+import { badInputTests } from './store/bad-input.js';
+import { deferralTests } from './store/deferral.js';
+import { durabilityTests } from './store/durability.js';
+import { fencingTests } from './store/fencing.js';
+import { infoTests } from './store/info.js';
+import { keyedTests } from './store/keyed.js';
+import { lifecycleTests } from './store/lifecycle.js';
+import { livenessTests } from './store/liveness.js';
+import { preconditionTests } from './store/preconditions.js';
+import { processTests } from './store/processes.js';
+import { reservationTests } from './store/reservation.js';
+import { scanTests } from './store/scan.js';
+import { stackTests } from './store/stack.js';
+import { wakeupTests } from './store/wakeups.js';
+
+export type { ConformanceTarget, StoreFixture } from './fixture.js';
+
+/**
+ * The store conformance suite: every backend runs it unchanged, from one vitest file.
+ * Groups are skipped only from the capabilities the backend declares.
+ *
+ * @example
+ * // my-store.test.ts
+ * runStoreConformance({ name: 'my-store', factory: async () => myFixture() });
+ */
+export function runStoreConformance(target: ConformanceTarget): void {
+  describe(`${target.name}: store conformance`, () => {
+    lifecycleTests(target);
+    preconditionTests(target);
+    stackTests(target);
+    infoTests(target);
+    reservationTests(target);
+    fencingTests(target);
+    deferralTests(target);
+    scanTests(target);
+    keyedTests(target);
+    livenessTests(target);
+    durabilityTests(target);
+    badInputTests(target);
+    wakeupTests(target);
+    processTests(target);
+  });
+}

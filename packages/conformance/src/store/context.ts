@@ -1,0 +1,83 @@
+import type { FateId, FatesStore, StepData, StoreOptions } from '@fate/core';
+import { afterEach, beforeEach } from 'vitest';
+import type { ConformanceTarget, StoreFixture } from '../fixture.js';
+
+/** Per-test state: a fresh fixture, a first client, and more clients on demand. */
+export interface SuiteContext {
+  fixture: StoreFixture;
+  /** The first client. */
+  store: FatesStore;
+  /** Opens another client on the same data; closed after the test. */
+  client(options?: StoreOptions): Promise<FatesStore>;
+}
+
+/** Gives every test of the enclosing `describe` a fresh, isolated fixture. */
+export function useFixture(target: ConformanceTarget): SuiteContext {
+  let clients: FatesStore[] = [];
+  const ctx = {
+    async client(options?: StoreOptions) {
+      const c = await ctx.fixture.open(options);
+      clients.push(c);
+      return c;
+    },
+  } as SuiteContext;
+  beforeEach(async () => {
+    ctx.fixture = await target.factory();
+    ctx.store = await ctx.client();
+  });
+  afterEach(async () => {
+    const open = clients;
+    clients = [];
+    await Promise.allSettled(open.map((c) => c.close()));
+    await ctx.fixture.destroy();
+  });
+  return ctx;
+}
+
+export const step = (type = 'step', state: StepData['state'] = {}): StepData => ({ type, state });
+
+/** Seeds `n` transactions, `parallel` at a time. */
+export async function seedMany(store: FatesStore, n: number, parallel = 50): Promise<FateId[]> {
+  return mapLimit(Array.from({ length: n }, (_, i) => i), parallel, async (i) => {
+    const { id } = await store.seed({ step: step('s', i), opName: 'op' });
+    return id;
+  });
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/** Polls until `probe` is true; throws with `what` after `timeoutMs`. */
+export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await probe()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Catches the rejection of `p` (fails the test if it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error & { code?: string };
+  }
+  throw new Error('expected a rejection, but the call succeeded');
+}

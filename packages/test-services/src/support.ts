@@ -1,0 +1,61 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A running service for tests; `stop` is safe to call twice. */
+export interface TestService {
+  /** Where clients connect (a store URL or connect string). */
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        if (typeof address === 'object' && address) resolve(address.port);
+        else reject(new Error('no port'));
+      });
+    });
+  });
+}
+
+/** True when a binary is on PATH (or is an existing absolute path). */
+export function hasBinary(name: string): boolean {
+  if (name.startsWith('/')) return existsSync(name);
+  try {
+    execFileSync('sh', ['-c', `command -v ${name}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when a Docker engine answers (not merely the CLI). */
+export function hasDockerEngine(): boolean {
+  try {
+    execFileSync('docker', ['info'], { stdio: 'ignore', timeout: 5_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until `probe` resolves true, polling; throws after `timeoutMs`. */
+export async function waitFor(
+  what: string,
+  probe: () => Promise<boolean>,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await probe().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
+}
