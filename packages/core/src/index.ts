@@ -15,3 +15,6 @@ export { createFatesStore } from './store/guarded-fates-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
 export { backendForUrl, DEFAULT_STORE_URL, openStore, type StoreModule } from './store/open-store.js';
 export { dropMemoryNamespace, MemoryBackend } from './memory/memory-backend.js';
+export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './engine/fate.js';
+export type { FateOptions, PartitionSource } from './engine/options.js';
+export type { FateEvents } from './engine/events.js';

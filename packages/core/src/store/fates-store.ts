@@ -47,6 +47,8 @@ export interface FatesStore {
 
   /** Records this instance as live (and, in automatic mode, keeps it so). */
   registerInstance(): Promise<void>;
+  /** Removes this instance's liveness record (it leaves membership at once). */
+  unregisterInstance(): Promise<void>;
   /** Refreshes this instance's liveness. */
   heartbeat(): Promise<void>;
   /** Live instance ids, sorted. */

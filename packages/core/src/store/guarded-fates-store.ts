@@ -217,6 +217,11 @@ class GuardedFatesStore implements FatesStore {
     this.#registered = true;
   }
 
+  async unregisterInstance(): Promise<void> {
+    await this.#call('unregisterInstance', (b) => b.removeInstance(this.instanceId));
+    this.#registered = false;
+  }
+
   async heartbeat(): Promise<void> {
     const { instanceId, livenessTimeoutMs } = this.#options;
     await this.#call('heartbeat', (b) => b.heartbeat(instanceId, livenessTimeoutMs));

@@ -7,7 +7,7 @@ export interface StoreOptions {
   readonly instanceId?: string;
   /**
    * How long a registered instance stays live after its last heartbeat, ms.
-   * Default 5,000: dead reservations can be cleared within seconds.
+   * Default 3,000: dead reservations can be cleared within seconds.
    */
   readonly livenessTimeoutMs?: number;
 }
@@ -22,7 +22,7 @@ export function resolveStoreOptions(options: StoreOptions = {}): ResolvedStoreOp
   if (typeof instanceId !== 'string' || !/^[\w.:-]{1,128}$/.test(instanceId)) {
     throw invalidArgument('instanceId must be 1-128 characters of [A-Za-z0-9_.:-]');
   }
-  const livenessTimeoutMs = options.livenessTimeoutMs ?? 5_000;
+  const livenessTimeoutMs = options.livenessTimeoutMs ?? 3_000;
   if (!Number.isInteger(livenessTimeoutMs) || livenessTimeoutMs < 100) {
     throw invalidArgument('livenessTimeoutMs must be an integer >= 100');
   }

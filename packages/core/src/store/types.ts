@@ -17,6 +17,8 @@ export interface TxError {
   readonly message: string;
   readonly name?: string;
   readonly stack?: string;
+  /** Errors thrown by `undo` while the transaction was rolled back. */
+  readonly undoErrors?: readonly TxError[];
 }
 
 /** Transaction info, by key. */

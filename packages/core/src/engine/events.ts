@@ -1,0 +1,25 @@
+import type { FateId } from '../ids.js';
+import type { PartitionData } from '../partition.js';
+import type { Status } from '../status.js';
+
+/** What the engine reports through `onEvent`. */
+export interface FateEvents {
+  /** One work-finder scan: what the backend read and how long it took. */
+  scan: {
+    readonly partition: PartitionData;
+    readonly strategy: 'hash' | 'range';
+    readonly itemsRead: number;
+    readonly ms: number;
+    readonly found: number;
+  };
+  /** A step's `call` started (for tracing and tests). */
+  step: { readonly id: FateId; readonly type: string };
+  /** A transaction this instance ran ended. */
+  finished: { readonly id: FateId; readonly status: Status };
+  /** This instance's partition changed. */
+  partition: { readonly partition: PartitionData | undefined; readonly live: number };
+  /** Reservations of dead instances were cleared. */
+  recovered: { readonly count: number };
+  /** Something went wrong that the engine survived (store unavailable, lost reservation). */
+  warning: { readonly message: string; readonly id?: FateId; readonly error: unknown };
+}
