@@ -1,4 +1,7 @@
 import { describe } from 'vitest';
+import { clientApiTests } from './engine/client-api.js';
+import { distributedTests } from './engine/distributed.js';
+import { executionTests } from './engine/execution.js';
 import type { ConformanceTarget } from './fixture.js';
 import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
@@ -16,6 +19,7 @@ import { stackTests } from './store/stack.js';
 import { wakeupTests } from './store/wakeups.js';
 
 export type { ConformanceTarget, StoreFixture } from './fixture.js';
+export { Recorder, ScriptStep, script, scriptData, scriptStepType } from './engine/steps.js';
 
 /**
  * The store conformance suite: every backend runs it unchanged, from one vitest file.
@@ -41,5 +45,17 @@ export function runStoreConformance(target: ConformanceTarget): void {
     badInputTests(target);
     wakeupTests(target);
     processTests(target);
+  });
+}
+
+/**
+ * The engine conformance suite: runs `Fate` instances on the backend's fixture. Every
+ * backend runs it unchanged, like the store suite.
+ */
+export function runEngineConformance(target: ConformanceTarget): void {
+  describe(`${target.name}: engine conformance`, () => {
+    executionTests(target);
+    clientApiTests(target);
+    distributedTests(target);
   });
 }

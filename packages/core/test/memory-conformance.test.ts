@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { dropMemoryNamespace, MemoryBackend, createFatesStore } from '@fate/core';
-import { runStoreConformance } from '@fate/conformance';
+import { runEngineConformance, runStoreConformance, type ConformanceTarget } from '@fate/conformance';
 
-// The suite tests itself against the in-memory reference backend.
-runStoreConformance({
+const memory: ConformanceTarget = {
   name: 'memory',
   factory: async () => {
     const namespace = randomUUID();
@@ -15,4 +14,8 @@ runStoreConformance({
       destroy: async () => dropMemoryNamespace(namespace),
     };
   },
-});
+};
+
+// Both suites test themselves against the in-memory reference backend.
+runStoreConformance(memory);
+runEngineConformance(memory);

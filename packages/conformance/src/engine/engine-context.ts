@@ -1,0 +1,59 @@
+import { Fate, type FateId, type FateOptions, type FatesStore, type StoreOptions } from '@fate/core';
+import { afterEach, beforeEach } from 'vitest';
+import type { ConformanceTarget, StoreFixture } from '../fixture.js';
+import { Recorder, scriptStepType } from './steps.js';
+
+/** Engine settings that make tests quick: short heartbeats, short backoff. */
+export const FAST = {
+  heartbeatMs: 100,
+  deadReservationCheckMs: 200,
+  finderBackoff: { minMs: 5, maxMs: 100 },
+} as const;
+
+export const FAST_STORE: StoreOptions = { livenessTimeoutMs: 1_000 };
+
+export interface EngineContext {
+  fixture: StoreFixture;
+  env: Recorder;
+  /** A store client; closed after the test. */
+  client(options?: StoreOptions): Promise<FatesStore>;
+  /** A started engine on its own client; shut down after the test. */
+  engine(options?: Partial<FateOptions<Recorder>>, storeOptions?: StoreOptions): Promise<Fate<Recorder>>;
+}
+
+export function useEngines(target: ConformanceTarget): EngineContext {
+  let clients: FatesStore[] = [];
+  let engines: Fate<Recorder>[] = [];
+  const ctx = {
+    async client(options?: StoreOptions) {
+      const c = await ctx.fixture.open(options ?? FAST_STORE);
+      clients.push(c);
+      return c;
+    },
+    async engine(options: Partial<FateOptions<Recorder>> = {}, storeOptions?: StoreOptions) {
+      const store = options.store ?? (await ctx.client(storeOptions));
+      const fate = new Fate<Recorder>({ env: ctx.env, steps: [scriptStepType], workers: 4, ...FAST, ...options, store });
+      engines.push(fate);
+      await fate.start();
+      return fate;
+    },
+  } as EngineContext;
+  beforeEach(async () => {
+    ctx.fixture = await target.factory();
+    ctx.env = new Recorder();
+  });
+  afterEach(async () => {
+    const [e, c] = [engines, clients];
+    engines = [];
+    clients = [];
+    await Promise.allSettled(e.map((f) => f.shutdown(5_000)));
+    await Promise.allSettled(c.map((s) => s.close()));
+    await ctx.fixture.destroy();
+  });
+  return ctx;
+}
+
+/** Waits for every id to finish and returns the results in order. */
+export function allDone(fate: Fate<Recorder>, ids: readonly FateId[], timeoutMs = 60_000) {
+  return Promise.all(ids.map((id) => fate.waitForCompletion(id, { timeoutMs })));
+}

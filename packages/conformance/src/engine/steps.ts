@@ -1,0 +1,119 @@
+import type { FateId, JsonValue, Repo, StepData, StepType } from '@fate/core';
+
+/** What the test steps record, shared by every engine instance of a test. */
+export class Recorder {
+  /** Per transaction, the calls and undos in order, e.g. `call:1`, `undo:1`. */
+  readonly log = new Map<FateId, string[]>();
+  /** Per `id:n`, how many times step n's `call` ran. */
+  readonly calls = new Map<string, number>();
+  /** Idempotent side effects: `id:n` → value. */
+  readonly effects = new Map<string, number>();
+  /** Transactions whose step 1 deferral was already served. */
+  readonly deferred = new Set<FateId>();
+  /** Gates: a step whose `gate` is named waits in `call` until the gate opens. */
+  readonly #gates = new Map<string, { open: () => void; opened: Promise<void>; entered: boolean }>();
+
+  /** Every call and undo of every transaction, in order: `id call:n`. */
+  readonly order: string[] = [];
+
+  record(id: FateId, entry: string): void {
+    this.order.push(`${id} ${entry}`);
+    let list = this.log.get(id);
+    if (!list) this.log.set(id, (list = []));
+    list.push(entry);
+  }
+
+  gate(name: string) {
+    let g = this.#gates.get(name);
+    if (!g) {
+      let open!: () => void;
+      const opened = new Promise<void>((r) => {
+        open = r;
+      });
+      g = { open, opened, entered: false };
+      this.#gates.set(name, g);
+    }
+    return g;
+  }
+}
+
+/** A configurable step: transaction step `n` of `total`. */
+export interface ScriptState {
+  readonly n: number;
+  readonly total: number;
+  readonly failCallAt?: number;
+  readonly failReadyAt?: number;
+  readonly throwUndoAt?: number;
+  /** Step 1 asks to wait this long once. */
+  readonly deferMs?: number;
+  /** Step `gateAt` waits in `call` for gate `gate`. */
+  readonly gate?: string;
+  readonly gateAt?: number;
+  readonly result?: JsonValue;
+}
+
+export class ScriptStep implements Repo<Recorder> {
+  static readonly type = 'script';
+  readonly type = ScriptStep.type;
+  readonly #s: ScriptState;
+
+  constructor(state: ScriptState) {
+    this.#s = state;
+  }
+
+  isReady(id: FateId, env: Recorder): number {
+    if (this.#s.failReadyAt === this.#s.n) throw new Error(`not ready at ${this.#s.n}`);
+    if (this.#s.deferMs && this.#s.n === 1 && !env.deferred.has(id)) {
+      env.deferred.add(id);
+      return this.#s.deferMs;
+    }
+    return 0;
+  }
+
+  async call(id: FateId, env: Recorder): Promise<ScriptStep | undefined> {
+    const { n, total } = this.#s;
+    const key = `${id}:${n}`;
+    env.calls.set(key, (env.calls.get(key) ?? 0) + 1);
+    env.record(id, `call:${n}`);
+    env.effects.set(key, n * 10); // idempotent: the same value however often it runs
+    if (this.#s.gate && this.#s.gateAt === n) {
+      const g = env.gate(this.#s.gate);
+      g.entered = true;
+      await g.opened;
+    }
+    if (this.#s.failCallAt === n) throw new Error(`boom at ${n}`);
+    return n < total ? new ScriptStep({ ...this.#s, n: n + 1 }) : undefined;
+  }
+
+  undo(id: FateId, env: Recorder): void {
+    env.record(id, `undo:${this.#s.n}`);
+    if (this.#s.throwUndoAt === this.#s.n) throw new Error(`undo failed at ${this.#s.n}`);
+  }
+
+  state(): JsonValue {
+    return this.#s as unknown as JsonValue;
+  }
+
+  returnValue(): JsonValue | undefined {
+    return this.#s.result;
+  }
+}
+
+export const scriptStepType: StepType<Recorder> = {
+  type: ScriptStep.type,
+  fromState: (state) => {
+    const s = state as unknown as ScriptState;
+    if (typeof s?.n !== 'number' || typeof s.total !== 'number') throw new Error('bad script state');
+    return new ScriptStep(s);
+  },
+};
+
+/** A transaction of `total` script steps. */
+export function script(total: number, extra: Omit<ScriptState, 'n' | 'total'> = {}): ScriptStep {
+  return new ScriptStep({ n: 1, total, ...extra });
+}
+
+/** The stored form of `script(total, extra)`, for seeding through a bare store. */
+export function scriptData(total: number, extra: Omit<ScriptState, 'n' | 'total'> = {}): StepData {
+  return { type: ScriptStep.type, state: script(total, extra).state() };
+}
