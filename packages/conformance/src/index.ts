@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
+import { processKillTests } from './engine/processes.js';
 import type { ConformanceTarget } from './fixture.js';
 import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
@@ -57,5 +58,6 @@ export function runEngineConformance(target: ConformanceTarget): void {
     executionTests(target);
     clientApiTests(target);
     distributedTests(target);
+    processKillTests(target);
   });
 }

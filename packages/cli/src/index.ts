@@ -1,0 +1,1 @@
+export { type DemoOptions, runDemo } from './demo/demo.js';

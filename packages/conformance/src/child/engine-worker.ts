@@ -1,0 +1,60 @@
+// A fate engine in a child process, for the kill tests. Each step appends `start` and
+// `end` lines (`<event> <instance> <id> <n> <epoch ms>`) to a log file synchronously, so
+// a SIGKILL loses nothing that was logged.
+import { appendFileSync } from 'node:fs';
+import { Fate, type FateId, type JsonValue, type Repo, type StepType } from '@fate/core';
+import { openChildStore } from './open.js';
+
+const [url, instanceId, logFile, workers, livenessMs, backendModule] = process.argv.slice(2);
+
+interface ProcState {
+  readonly n: number;
+  readonly total: number;
+  readonly sleepMs: number;
+}
+
+class ProcStep implements Repo<void> {
+  readonly type = 'proc';
+  constructor(readonly s: ProcState) {}
+  isReady(): number {
+    return 0;
+  }
+  async call(id: FateId): Promise<ProcStep | undefined> {
+    appendFileSync(logFile as string, `start ${instanceId} ${id} ${this.s.n} ${Date.now()}\n`);
+    await new Promise((r) => setTimeout(r, this.s.sleepMs));
+    appendFileSync(logFile as string, `end ${instanceId} ${id} ${this.s.n} ${Date.now()}\n`);
+    return this.s.n < this.s.total ? new ProcStep({ ...this.s, n: this.s.n + 1 }) : undefined;
+  }
+  undo(): void {}
+  state(): JsonValue {
+    return { ...this.s };
+  }
+  returnValue(): JsonValue {
+    return this.s.total;
+  }
+}
+
+const procStepType: StepType<void> = { type: 'proc', fromState: (s) => new ProcStep(s as unknown as ProcState) };
+
+const liveness = Number(livenessMs);
+const store = await openChildStore(url as string, backendModule || undefined, {
+  instanceId: instanceId as string,
+  livenessTimeoutMs: liveness,
+});
+const fate = new Fate<void>({
+  store,
+  env: undefined,
+  steps: [procStepType],
+  workers: Number(workers),
+  heartbeatMs: Math.max(50, Math.floor(liveness / 6)),
+  deadReservationCheckMs: Math.max(50, Math.floor(liveness / 6)),
+  finderBackoff: { minMs: 10, maxMs: 250 },
+});
+await fate.start();
+process.send?.('ready');
+process.on('SIGTERM', () => {
+  void fate
+    .shutdown(10_000)
+    .then(() => store.close())
+    .then(() => process.exit(0));
+});
