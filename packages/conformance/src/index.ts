@@ -19,8 +19,8 @@ import { scanTests } from './store/scan.js';
 import { stackTests } from './store/stack.js';
 import { wakeupTests } from './store/wakeups.js';
 
-export type { ConformanceTarget, StoreFixture } from './fixture.js';
 export { Recorder, ScriptStep, script, scriptData, scriptStepType } from './engine/steps.js';
+export type { ConformanceTarget, StoreFixture } from './fixture.js';
 
 /**
  * The store conformance suite: every backend runs it unchanged, from one vitest file.

@@ -1,20 +1,31 @@
+export type { FateEvents } from './engine/events.js';
+export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './engine/fate.js';
+export type { FateOptions, PartitionSource } from './engine/options.js';
 export * from './errors.js';
 export * from './ids.js';
 export type { JsonValue } from './json.js';
+export { dropMemoryNamespace, MemoryBackend } from './memory/memory-backend.js';
+export * from './partition.js';
 export * from './status.js';
 export * from './step.js';
-export * from './partition.js';
+export type {
+  BackendScan,
+  NewRecord,
+  RecordWrite,
+  StoreBackend,
+  StoredRecord,
+} from './store/backend.js';
 export type { StoreCapabilities } from './store/capabilities.js';
+export { sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
 export type { FatesStore } from './store/fates-store.js';
-export type { BackendScan, NewRecord, RecordWrite, StoreBackend, StoredRecord } from './store/backend.js';
-export * from './store/types.js';
-export { MAX_STACK_DEPTH } from './store/limits.js';
-export { sameReservation } from './store/codec.js';
 export { createFatesStore } from './store/guarded-fates-store.js';
+export { MAX_STACK_DEPTH } from './store/limits.js';
+export {
+  backendForUrl,
+  DEFAULT_STORE_URL,
+  openStore,
+  type StoreModule,
+} from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
-export { backendForUrl, DEFAULT_STORE_URL, openStore, type StoreModule } from './store/open-store.js';
-export { dropMemoryNamespace, MemoryBackend } from './memory/memory-backend.js';
-export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './engine/fate.js';
-export type { FateOptions, PartitionSource } from './engine/options.js';
-export type { FateEvents } from './engine/events.js';
+export * from './store/types.js';

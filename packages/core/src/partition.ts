@@ -37,14 +37,17 @@ const hex8 = (n: number): string => n.toString(16).padStart(8, '0');
  */
 export function partitionRange({ partition, total }: PartitionData): IdRange {
   const start = partition === 0 ? undefined : hex8(Math.floor((partition * SPACE) / total));
-  const end = partition + 1 >= total ? undefined : hex8(Math.floor(((partition + 1) * SPACE) / total));
+  const end =
+    partition + 1 >= total ? undefined : hex8(Math.floor(((partition + 1) * SPACE) / total));
   return { ...(start ? { start } : {}), ...(end ? { end } : {}) };
 }
 
 /** True when `id` lies in `range`. */
 export function inRange(id: string, range: IdRange | undefined): boolean {
   if (!range) return true;
-  return (range.start === undefined || id >= range.start) && (range.end === undefined || id < range.end);
+  return (
+    (range.start === undefined || id >= range.start) && (range.end === undefined || id < range.end)
+  );
 }
 
 /** FNV-1a of the id, so hash partitions do not depend on how ids were made. */

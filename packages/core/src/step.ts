@@ -45,10 +45,15 @@ export class StepRegistry<Env = unknown> {
 
   /** Adds a step type; registering a name twice is a programmer mistake. */
   register(type: StepType<Env>): this {
-    if (typeof type?.type !== 'string' || type.type === '' || typeof type.fromState !== 'function') {
+    if (
+      typeof type?.type !== 'string' ||
+      type.type === '' ||
+      typeof type.fromState !== 'function'
+    ) {
       throw invalidArgument('a step type needs a non-empty `type` and a `fromState` function');
     }
-    if (this.#types.has(type.type)) throw invalidArgument(`step type already registered: ${type.type}`);
+    if (this.#types.has(type.type))
+      throw invalidArgument(`step type already registered: ${type.type}`);
     this.#types.set(type.type, type);
     return this;
   }
@@ -69,7 +74,10 @@ export class StepRegistry<Env = unknown> {
   deserialize(data: StepData): Repo<Env> {
     const type = this.#types.get(data.type);
     if (!type) {
-      throw new FateError(FateErrorCode.UNKNOWN_STEP, `stored step type is not registered: ${data.type}`);
+      throw new FateError(
+        FateErrorCode.UNKNOWN_STEP,
+        `stored step type is not registered: ${data.type}`,
+      );
     }
     try {
       return type.fromState(data.state);

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { dropMemoryNamespace, MemoryBackend, createFatesStore } from '@fate/core';
-import { runEngineConformance, runStoreConformance, type ConformanceTarget } from '@fate/conformance';
+import {
+  type ConformanceTarget,
+  runEngineConformance,
+  runStoreConformance,
+} from '@fate/conformance';
+import { createFatesStore, dropMemoryNamespace, MemoryBackend } from '@fate/core';
 
 const memory: ConformanceTarget = {
   name: 'memory',

@@ -6,7 +6,12 @@ import { type DemoEnv, orderStepType } from './order-steps.js';
 export type WorkerMessage =
   | { readonly kind: 'ready'; readonly instance: string }
   | { readonly kind: 'step'; readonly instance: string; readonly id: string; readonly at: number }
-  | { readonly kind: 'finished'; readonly instance: string; readonly id: string; readonly status: string };
+  | {
+      readonly kind: 'finished';
+      readonly instance: string;
+      readonly id: string;
+      readonly status: string;
+    };
 
 const [url = '', instance = ''] = process.argv.slice(2);
 const send = (m: WorkerMessage) => process.send?.(m);

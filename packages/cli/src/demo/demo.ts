@@ -37,12 +37,16 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     url = `sqlite:${join(dir, 'fate.db')}`;
   }
   const progress = new Progress();
-  progress.line(`fate demo: ${orders} orders, ${processes} worker processes × 8 workers, store ${url}`);
+  progress.line(
+    `fate demo: ${orders} orders, ${processes} worker processes × 8 workers, store ${url}`,
+  );
   const store = await openStore(url);
   const tally = new Map<string, Tally>();
   const finished = new Set<string>();
   const children = new Map<string, ChildProcess>();
-  let kill: { instance: string; at: number; held: Set<string>; resumedAt?: number; by?: string } | undefined;
+  let kill:
+    | { instance: string; at: number; held: Set<string>; resumedAt?: number; by?: string }
+    | undefined;
 
   const onMessage = (m: WorkerMessage) => {
     if (m.kind === 'finished') {
@@ -51,7 +55,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
       if (m.status === Status.SUCCESSFUL) t.completed++;
       else t.failed++;
       tally.set(m.instance, t);
-    } else if (m.kind === 'step' && kill && !kill.resumedAt && m.instance !== kill.instance && kill.held.has(m.id)) {
+    } else if (
+      m.kind === 'step' &&
+      kill &&
+      !kill.resumedAt &&
+      m.instance !== kill.instance &&
+      kill.held.has(m.id)
+    ) {
       kill.resumedAt = m.at;
       kill.by = m.instance;
     }
@@ -59,17 +69,23 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
 
   try {
     await Promise.all(
-      Array.from({ length: processes }, (_, i) => startWorker(url, `worker-${i + 1}`, onMessage, children)),
+      Array.from({ length: processes }, (_, i) =>
+        startWorker(url, `worker-${i + 1}`, onMessage, children),
+      ),
     );
     const started = Date.now();
     await seedOrders(store, orders);
     progress.line(`  seeded ${orders} orders in ${Date.now() - started} ms`);
 
     while (finished.size < orders) {
-      if (!kill && finished.size >= orders * 0.35) kill = await killBusiest(store, children, progress);
-      const note = kill ? `(killed ${kill.instance}${kill.resumedAt ? `, recovered in ${kill.resumedAt - kill.at} ms` : ', recovering…'})` : '';
+      if (!kill && finished.size >= orders * 0.35)
+        kill = await killBusiest(store, children, progress);
+      const note = kill
+        ? `(killed ${kill.instance}${kill.resumedAt ? `, recovered in ${kill.resumedAt - kill.at} ms` : ', recovering…'})`
+        : '';
       progress.update(finished.size, orders, note);
-      if (Date.now() - started > 120_000) throw new Error('the demo did not finish within 2 minutes');
+      if (Date.now() - started > 120_000)
+        throw new Error('the demo did not finish within 2 minutes');
       await new Promise((r) => setTimeout(r, 100));
     }
     const elapsed = (Date.now() - started) / 1000;
@@ -106,26 +122,43 @@ function startWorker(
   child.on('message', (m: WorkerMessage) => onMessage(m));
   return new Promise((resolveReady, reject) => {
     child.on('message', (m: WorkerMessage) => m.kind === 'ready' && resolveReady());
-    child.once('exit', (code, signal) => reject(new Error(`${instance} exited early (${code ?? signal})`)));
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${instance} exited early (${code ?? signal})`)),
+    );
   });
 }
 
-async function killBusiest(store: FatesStore, children: Map<string, ChildProcess>, progress: Progress) {
+async function killBusiest(
+  store: FatesStore,
+  children: Map<string, ChildProcess>,
+  progress: Progress,
+) {
   const held = await store.reservations();
   const counts = new Map<string, number>();
-  for (const r of held) counts.set(r.reservation.lockId, (counts.get(r.reservation.lockId) ?? 0) + 1);
+  for (const r of held)
+    counts.set(r.reservation.lockId, (counts.get(r.reservation.lockId) ?? 0) + 1);
   const [instance = 'worker-1'] = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k]) => k);
-  const ids = new Set(held.filter((r) => r.reservation.lockId === instance).map((r) => r.id as string));
+  const ids = new Set(
+    held.filter((r) => r.reservation.lockId === instance).map((r) => r.id as string),
+  );
   children.get(instance)?.kill('SIGKILL');
   progress.line(`  SIGKILL ${instance} while it held ${ids.size} transactions`);
-  return { instance, at: Date.now(), held: ids } as { instance: string; at: number; held: Set<string>; resumedAt?: number; by?: string };
+  return { instance, at: Date.now(), held: ids } as {
+    instance: string;
+    at: number;
+    held: Set<string>;
+    resumedAt?: number;
+    by?: string;
+  };
 }
 
 async function summarize(
   store: FatesStore,
   orders: number,
   tally: Map<string, Tally>,
-  kill: { instance: string; at: number; held: Set<string>; resumedAt?: number; by?: string } | undefined,
+  kill:
+    | { instance: string; at: number; held: Set<string>; resumedAt?: number; by?: string }
+    | undefined,
   elapsed: number,
 ): Promise<void> {
   const ok = await store.list({ statuses: [Status.SUCCESSFUL] });
@@ -135,15 +168,25 @@ async function summarize(
   console.log('  instance     completed  failed+undone');
   for (const [instance, t] of [...tally.entries()].sort()) {
     const mark = instance === kill?.instance ? '  (killed)' : '';
-    console.log(`  ${instance.padEnd(11)} ${String(t.completed).padStart(10)} ${String(t.failed).padStart(14)}${mark}`);
+    console.log(
+      `  ${instance.padEnd(11)} ${String(t.completed).padStart(10)} ${String(t.failed).padStart(14)}${mark}`,
+    );
   }
   console.log('');
-  console.log(`  in the store: ${ok.length} SUCCESSFUL, ${failed.length} FAILED (${undone} fully undone), ${orders - ok.length - failed.length} other`);
+  console.log(
+    `  in the store: ${ok.length} SUCCESSFUL, ${failed.length} FAILED (${undone} fully undone), ${orders - ok.length - failed.length} other`,
+  );
   if (kill) {
-    const recovery = kill.resumedAt ? `${kill.resumedAt - kill.at} ms (resumed on ${kill.by})` : 'not observed';
-    console.log(`  recovery after SIGKILL of ${kill.instance}: ${recovery}; it held ${kill.held.size} transactions`);
+    const recovery = kill.resumedAt
+      ? `${kill.resumedAt - kill.at} ms (resumed on ${kill.by})`
+      : 'not observed';
+    console.log(
+      `  recovery after SIGKILL of ${kill.instance}: ${recovery}; it held ${kill.held.size} transactions`,
+    );
   }
-  console.log(`  throughput: ${orders} transactions in ${elapsed.toFixed(1)} s = ${(orders / elapsed).toFixed(0)} tx/s`);
+  console.log(
+    `  throughput: ${orders} transactions in ${elapsed.toFixed(1)} s = ${(orders / elapsed).toFixed(0)} tx/s`,
+  );
 }
 
 async function stopWorkers(children: Map<string, ChildProcess>): Promise<void> {

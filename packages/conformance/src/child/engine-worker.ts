@@ -34,7 +34,10 @@ class ProcStep implements Repo<void> {
   }
 }
 
-const procStepType: StepType<void> = { type: 'proc', fromState: (s) => new ProcStep(s as unknown as ProcState) };
+const procStepType: StepType<void> = {
+  type: 'proc',
+  fromState: (s) => new ProcStep(s as unknown as ProcState),
+};
 
 const liveness = Number(livenessMs);
 const store = await openChildStore(url as string, backendModule || undefined, {

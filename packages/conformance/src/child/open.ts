@@ -1,4 +1,10 @@
-import { createFatesStore, type FatesStore, openStore, type StoreModule, type StoreOptions } from '@fate/core';
+import {
+  createFatesStore,
+  type FatesStore,
+  openStore,
+  type StoreModule,
+  type StoreOptions,
+} from '@fate/core';
 
 /**
  * Opens a store in a child process: through `openStore(url)`, or through the backend

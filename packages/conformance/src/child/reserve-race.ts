@@ -6,7 +6,9 @@ import { openChildStore } from './open.js';
 
 const [url, idsFile, outFile, startAt, instanceId, backendModule] = process.argv.slice(2);
 const ids = JSON.parse(readFileSync(idsFile as string, 'utf8')) as FateId[];
-const store = await openChildStore(url as string, backendModule || undefined, { instanceId: instanceId as string });
+const store = await openChildStore(url as string, backendModule || undefined, {
+  instanceId: instanceId as string,
+});
 await new Promise((r) => setTimeout(r, Math.max(0, Number(startAt) - Date.now())));
 const won: FateId[] = [];
 const queue = [...ids];

@@ -39,14 +39,19 @@ export function clientApiTests(target: ConformanceTarget): void {
       const err = await rejection(fate.cancel(id, { timeoutMs: 200 }));
       expect(['FATE_ILLEGAL_STATUS', 'FATE_TIMEOUT']).toContain(err.code);
       gate.open();
-      expect((await fate.waitForCompletion(id, { timeoutMs: 10_000 })).status).toBe(Status.SUCCESSFUL);
+      expect((await fate.waitForCompletion(id, { timeoutMs: 10_000 })).status).toBe(
+        Status.SUCCESSFUL,
+      );
       expect((await rejection(fate.cancel(id))).code).toBe('FATE_ILLEGAL_STATUS');
     });
 
     it('deletes finished transactions with auto-clean, and keeps them readable without', async () => {
       const fate = await ctx.engine();
       const cleanOk = await fate.seed(script(2), { opName: 'op', autoClean: true });
-      const cleanFailed = await fate.seed(script(2, { failCallAt: 2 }), { opName: 'op', autoClean: true });
+      const cleanFailed = await fate.seed(script(2, { failCallAt: 2 }), {
+        opName: 'op',
+        autoClean: true,
+      });
       const kept = await fate.seed(script(2), { opName: 'op' });
       const keptFailed = await fate.seed(script(2, { failCallAt: 2 }), { opName: 'op' });
       for (const { id } of [cleanOk, cleanFailed]) {
@@ -54,8 +59,12 @@ export function clientApiTests(target: ConformanceTarget): void {
         expect(r.status).toBe(Status.UNKNOWN);
         expect(ctx.env.log.get(id)?.length).toBeGreaterThan(0);
       }
-      expect((await fate.waitForCompletion(kept.id, { timeoutMs: 10_000 })).status).toBe(Status.SUCCESSFUL);
-      expect((await fate.waitForCompletion(keptFailed.id, { timeoutMs: 10_000 })).status).toBe(Status.FAILED);
+      expect((await fate.waitForCompletion(kept.id, { timeoutMs: 10_000 })).status).toBe(
+        Status.SUCCESSFUL,
+      );
+      expect((await fate.waitForCompletion(keptFailed.id, { timeoutMs: 10_000 })).status).toBe(
+        Status.FAILED,
+      );
       expect((await fate.read(kept.id)).status).toBe(Status.SUCCESSFUL);
       await fate.delete(kept.id);
       expect((await fate.read(kept.id)).status).toBe(Status.UNKNOWN);
@@ -63,7 +72,9 @@ export function clientApiTests(target: ConformanceTarget): void {
 
     it('gives correct results for idempotent steps when every step runs call, isReady, call', async () => {
       const fate = await ctx.engine({ idempotencyCheck: true });
-      const seeded = await Promise.all([1, 2, 3].map((t) => fate.seed(script(t + 2, { result: t }), { opName: 'op' })));
+      const seeded = await Promise.all(
+        [1, 2, 3].map((t) => fate.seed(script(t + 2, { result: t }), { opName: 'op' })),
+      );
       for (const [i, { id }] of seeded.entries()) {
         const total = i + 3;
         const r = await fate.waitForCompletion(id, { timeoutMs: 30_000 });
@@ -84,7 +95,9 @@ export function clientApiTests(target: ConformanceTarget): void {
       ]);
       expect(a?.id).toBe(b?.id);
       expect([a?.created, b?.created].filter(Boolean)).toHaveLength(1);
-      expect((await fate.waitForCompletion(a?.id as never, { timeoutMs: 10_000 })).status).toBe(Status.SUCCESSFUL);
+      expect((await fate.waitForCompletion(a?.id as never, { timeoutMs: 10_000 })).status).toBe(
+        Status.SUCCESSFUL,
+      );
     });
   });
 }

@@ -18,25 +18,33 @@ export function distributedTests(target: ConformanceTarget): void {
             store,
             workers: 8,
             onEvent: (type) => {
-              if (type === 'finished') finishedBy.set(store.instanceId, (finishedBy.get(store.instanceId) ?? 0) + 1);
+              if (type === 'finished')
+                finishedBy.set(store.instanceId, (finishedBy.get(store.instanceId) ?? 0) + 1);
             },
           });
         }),
       );
       // wait until every instance sees all three, so the partitions are settled
-      await eventually('3 live instances', async () => (await ctx.fixture.open().then(async (c) => {
-        const n = (await c.liveInstances()).length;
-        await c.close();
-        return n;
-      })) === 3, 10_000);
+      await eventually(
+        '3 live instances',
+        async () =>
+          (await ctx.fixture.open().then(async (c) => {
+            const n = (await c.liveInstances()).length;
+            await c.close();
+            return n;
+          })) === 3,
+        10_000,
+      );
       const seeder = engines[0];
       if (!seeder) throw new Error('no engine');
-      const ids = await mapLimit(Array.from({ length: 500 }, (_, i) => i), 25, async (i) =>
-        (await seeder.seed(script(3, { result: i }), { opName: 'bulk' })).id,
+      const ids = await mapLimit(
+        Array.from({ length: 500 }, (_, i) => i),
+        25,
+        async (i) => (await seeder.seed(script(3, { result: i }), { opName: 'bulk' })).id,
       );
       const results = await allDone(seeder, ids, 120_000);
       expect(results.filter((r) => r.status === Status.SUCCESSFUL)).toHaveLength(500);
-      results.forEach((r, i) => expect(r.returnValue).toBe(i));
+      expect(results.map((r) => r.returnValue)).toEqual(ids.map((_, i) => i));
       for (const id of ids) {
         for (const n of [1, 2, 3]) expect(ctx.env.calls.get(`${id}:${n}`), `${id}:${n}`).toBe(1);
       }
@@ -71,14 +79,20 @@ export function distributedTests(target: ConformanceTarget): void {
       expect((await idle.read(id)).status).toBe(Status.SUBMITTED);
       expect(ctx.env.log.get(id)).toBeUndefined();
       const worker = await ctx.engine({ partitions: { partition: 0, total: 1 } });
-      expect((await worker.waitForCompletion(id, { timeoutMs: 10_000 })).status).toBe(Status.SUCCESSFUL);
+      expect((await worker.waitForCompletion(id, { timeoutMs: 10_000 })).status).toBe(
+        Status.SUCCESSFUL,
+      );
     });
 
     it('runs only its own range with fixed partitions', async () => {
       const store = await ctx.client();
-      const ids = (await mapLimit(Array.from({ length: 60 }), 20, async () =>
-        (await store.seed({ step: scriptData(1), opName: 'op' })).id,
-      )).sort();
+      const ids = (
+        await mapLimit(
+          Array.from({ length: 60 }),
+          20,
+          async () => (await store.seed({ step: scriptData(1), opName: 'op' })).id,
+        )
+      ).sort();
       const mine = new Set<FateId>();
       const half = await ctx.engine({
         partitions: { partition: 1, total: 2 },
@@ -90,24 +104,31 @@ export function distributedTests(target: ConformanceTarget): void {
       await allDone(half, inUpperHalf, 30_000);
       await new Promise((r) => setTimeout(r, 300));
       expect([...mine].sort()).toEqual(inUpperHalf);
-      for (const id of ids.filter((id) => id < '80000000')) expect((await half.read(id)).status).toBe(Status.SUBMITTED);
+      for (const id of ids.filter((id) => id < '80000000'))
+        expect((await half.read(id)).status).toBe(Status.SUBMITTED);
     });
 
     it('loses nothing and runs nothing twice while partitions change at run time', async () => {
       let flip = 0;
-      const supplier = (me: number) => (): PartitionData => ({ partition: (me + flip) % 2, total: 2 });
+      const supplier = (me: number) => (): PartitionData => ({
+        partition: (me + flip) % 2,
+        total: 2,
+      });
       const timer = setInterval(() => {
         flip++;
       }, 30);
       try {
         const a = await ctx.engine({ partitions: supplier(0), workers: 4 });
         await ctx.engine({ partitions: supplier(1), workers: 4 });
-        const ids = await mapLimit(Array.from({ length: 200 }), 20, async () =>
-          (await a.seed(script(3), { opName: 'op' })).id,
+        const ids = await mapLimit(
+          Array.from({ length: 200 }),
+          20,
+          async () => (await a.seed(script(3), { opName: 'op' })).id,
         );
         const results = await allDone(a, ids, 60_000);
         expect(results.every((r) => r.status === Status.SUCCESSFUL)).toBe(true);
-        for (const id of ids) for (const n of [1, 2, 3]) expect(ctx.env.calls.get(`${id}:${n}`)).toBe(1);
+        for (const id of ids)
+          for (const n of [1, 2, 3]) expect(ctx.env.calls.get(`${id}:${n}`)).toBe(1);
       } finally {
         clearInterval(timer);
       }
@@ -123,7 +144,9 @@ export function distributedTests(target: ConformanceTarget): void {
       const survivor = await ctx.engine();
       const result = await survivor.waitForCompletion(id, { timeoutMs: 15_000 });
       expect(result.status).toBe(Status.SUCCESSFUL);
-      expect((await held.setStatus(Status.FAILED).catch((e: { code?: string }) => e.code))).toBe('FATE_NOT_RESERVED');
+      expect(await held.setStatus(Status.FAILED).catch((e: { code?: string }) => e.code)).toBe(
+        'FATE_NOT_RESERVED',
+      );
     });
   });
 }

@@ -1,4 +1,10 @@
-import { Fate, type FateId, type FateOptions, type FatesStore, type StoreOptions } from '@fate/core';
+import {
+  Fate,
+  type FateId,
+  type FateOptions,
+  type FatesStore,
+  type StoreOptions,
+} from '@fate/core';
 import { afterEach, beforeEach } from 'vitest';
 import type { ConformanceTarget, StoreFixture } from '../fixture.js';
 import { Recorder, scriptStepType } from './steps.js';
@@ -18,7 +24,10 @@ export interface EngineContext {
   /** A store client; closed after the test. */
   client(options?: StoreOptions): Promise<FatesStore>;
   /** A started engine on its own client; shut down after the test. */
-  engine(options?: Partial<FateOptions<Recorder>>, storeOptions?: StoreOptions): Promise<Fate<Recorder>>;
+  engine(
+    options?: Partial<FateOptions<Recorder>>,
+    storeOptions?: StoreOptions,
+  ): Promise<Fate<Recorder>>;
 }
 
 export function useEngines(target: ConformanceTarget): EngineContext {
@@ -32,7 +41,14 @@ export function useEngines(target: ConformanceTarget): EngineContext {
     },
     async engine(options: Partial<FateOptions<Recorder>> = {}, storeOptions?: StoreOptions) {
       const store = options.store ?? (await ctx.client(storeOptions));
-      const fate = new Fate<Recorder>({ env: ctx.env, steps: [scriptStepType], workers: 4, ...FAST, ...options, store });
+      const fate = new Fate<Recorder>({
+        env: ctx.env,
+        steps: [scriptStepType],
+        workers: 4,
+        ...FAST,
+        ...options,
+        store,
+      });
       engines.push(fate);
       await fate.start();
       return fate;

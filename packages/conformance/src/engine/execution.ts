@@ -23,8 +23,14 @@ export function executionTests(target: ConformanceTarget): void {
       const fate = await ctx.engine({ workers: 1 });
       const seededAt = Date.now();
       const slow = await fate.seed(script(1, { deferMs: 200 }), { opName: 'slow' });
-      const quick = await Promise.all([1, 2, 3, 4, 5].map(() => fate.seed(script(2), { opName: 'quick' })));
-      const quickDone = await allDone(fate, quick.map((q) => q.id), 30_000);
+      const quick = await Promise.all(
+        [1, 2, 3, 4, 5].map(() => fate.seed(script(2), { opName: 'quick' })),
+      );
+      const quickDone = await allDone(
+        fate,
+        quick.map((q) => q.id),
+        30_000,
+      );
       expect(quickDone.every((r) => r.status === Status.SUCCESSFUL)).toBe(true);
       const slowResult = await fate.waitForCompletion(slow.id, { timeoutMs: 30_000 });
       expect(slowResult.status).toBe(Status.SUCCESSFUL);
@@ -57,7 +63,9 @@ export function executionTests(target: ConformanceTarget): void {
 
     it('goes on undoing when an undo throws, and records that error too', async () => {
       const fate = await ctx.engine();
-      const { id } = await fate.seed(script(5, { failCallAt: 3, throwUndoAt: 2 }), { opName: 'op' });
+      const { id } = await fate.seed(script(5, { failCallAt: 3, throwUndoAt: 2 }), {
+        opName: 'op',
+      });
       const result = await fate.waitForCompletion(id, { timeoutMs: 30_000 });
       expect(result.status).toBe(Status.FAILED);
       expect(ctx.env.log.get(id)).toEqual(['call:1', 'call:2', 'call:3', ...undone(3)]);
@@ -73,7 +81,9 @@ export function executionTests(target: ConformanceTarget): void {
       expect(result.error?.name).toBe('FateError');
       expect(result.error?.message).toMatch(/100 steps/);
       const log = ctx.env.log.get(id) ?? [];
-      expect(log.slice(0, MAX_STACK_DEPTH)).toEqual(Array.from({ length: MAX_STACK_DEPTH }, (_, i) => `call:${i + 1}`));
+      expect(log.slice(0, MAX_STACK_DEPTH)).toEqual(
+        Array.from({ length: MAX_STACK_DEPTH }, (_, i) => `call:${i + 1}`),
+      );
       expect(log.slice(MAX_STACK_DEPTH)).toEqual(undone(MAX_STACK_DEPTH));
     });
 

@@ -29,8 +29,15 @@ function readLog(file: string): Run[] {
     });
 }
 
-function startWorker(url: string, name: string, log: string, backendModule = ''): Promise<ChildProcess> {
-  const child = fork(WORKER, [url, name, log, '8', String(LIVENESS_MS), backendModule], { stdio: 'inherit' });
+function startWorker(
+  url: string,
+  name: string,
+  log: string,
+  backendModule = '',
+): Promise<ChildProcess> {
+  const child = fork(WORKER, [url, name, log, '8', String(LIVENESS_MS), backendModule], {
+    stdio: 'inherit',
+  });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
@@ -51,25 +58,51 @@ export function processKillTests(target: ConformanceTarget): void {
       const log = join(dir, 'steps.log');
       const children: ChildProcess[] = [];
       try {
-        for (const name of ['w1', 'w2', 'w3']) children.push(await startWorker(url, name, log, ctx.fixture.backendModule));
-        const ids = await mapLimit(Array.from({ length: 1_000 }), 50, async () =>
-          (await ctx.store.seed({ step: { type: 'proc', state: { n: 1, total: 3, sleepMs: 5 } }, opName: 'proc' })).id,
+        for (const name of ['w1', 'w2', 'w3'])
+          children.push(await startWorker(url, name, log, ctx.fixture.backendModule));
+        const ids = await mapLimit(
+          Array.from({ length: 1_000 }),
+          50,
+          async () =>
+            (
+              await ctx.store.seed({
+                step: { type: 'proc', state: { n: 1, total: 3, sleepMs: 5 } },
+                opName: 'proc',
+              })
+            ).id,
         );
         // kill w1 while it holds reservations
-        await eventually('w1 holds work', async () => {
-          const held = await ctx.store.reservations();
-          return held.filter((r) => r.reservation.lockId === 'w1').length >= 3 && readLog(log).length > 600;
-        }, 60_000);
-        const heldAtKill = new Set((await ctx.store.reservations()).filter((r) => r.reservation.lockId === 'w1').map((r) => r.id));
+        await eventually(
+          'w1 holds work',
+          async () => {
+            const held = await ctx.store.reservations();
+            return (
+              held.filter((r) => r.reservation.lockId === 'w1').length >= 3 &&
+              readLog(log).length > 600
+            );
+          },
+          60_000,
+        );
+        const heldAtKill = new Set(
+          (await ctx.store.reservations())
+            .filter((r) => r.reservation.lockId === 'w1')
+            .map((r) => r.id),
+        );
         children[0]?.kill('SIGKILL');
         const killedAt = Date.now();
-        await eventually('all 1,000 finished', async () =>
-          (await ctx.store.list({ statuses: [Status.SUCCESSFUL] })).length === 1_000, 120_000);
+        await eventually(
+          'all 1,000 finished',
+          async () => (await ctx.store.list({ statuses: [Status.SUCCESSFUL] })).length === 1_000,
+          120_000,
+        );
 
         const runs = readLog(log);
         // no transaction was held by two live instances at once: step runs never overlap,
         // except where a run of the killed instance was cut short (it ends at the kill)
-        const byId = new Map<FateId, Array<{ instance: string; n: number; start: number; end: number }>>();
+        const byId = new Map<
+          FateId,
+          Array<{ instance: string; n: number; start: number; end: number }>
+        >();
         const open = new Map<string, Run>();
         for (const r of runs) {
           const key = `${r.instance} ${r.id} ${r.n}`;
@@ -91,7 +124,8 @@ export function processKillTests(target: ConformanceTarget): void {
           const list = (byId.get(id) ?? []).sort((a, b) => a.start - b.start);
           for (let i = 1; i < list.length; i++) {
             const [prev, next] = [list[i - 1], list[i]];
-            if (prev && next && prev.instance !== next.instance) expect(next.start).toBeGreaterThanOrEqual(prev.end);
+            if (prev && next && prev.instance !== next.instance)
+              expect(next.start).toBeGreaterThanOrEqual(prev.end);
           }
           const steps = new Set(list.map((r) => r.n));
           expect(steps, id).toEqual(new Set([1, 2, 3]));
@@ -101,16 +135,29 @@ export function processKillTests(target: ConformanceTarget): void {
         expect(reruns).toBeLessThanOrEqual(heldAtKill.size);
         // the killed instance's transactions resumed within the liveness timeout (+ a check period and a scan)
         const resumed = runs
-          .filter((r) => r.event === 'start' && r.instance !== 'w1' && heldAtKill.has(r.id) && r.at >= killedAt)
+          .filter(
+            (r) =>
+              r.event === 'start' &&
+              r.instance !== 'w1' &&
+              heldAtKill.has(r.id) &&
+              r.at >= killedAt,
+          )
           .map((r) => r.at);
         expect(resumed.length).toBeGreaterThan(0);
         const recoveryMs = Math.min(...resumed) - killedAt;
         expect(recoveryMs).toBeLessThanOrEqual(LIVENESS_MS + 1_000);
-        console.log(`${target.name}: recovery after SIGKILL ${recoveryMs} ms; ${heldAtKill.size} held at kill; ${reruns} step re-runs`);
+        console.log(
+          `${target.name}: recovery after SIGKILL ${recoveryMs} ms; ${heldAtKill.size} held at kill; ${reruns} step re-runs`,
+        );
       } finally {
         for (const c of children.slice(1)) c.kill('SIGTERM');
-        await Promise.all(children.slice(1).map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))));
-        for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+        await Promise.all(
+          children
+            .slice(1)
+            .map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))),
+        );
+        for (const c of children)
+          if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
         rmSync(dir, { recursive: true, force: true });
       }
     });

@@ -11,16 +11,19 @@ export class Recorder {
   /** Transactions whose step 1 deferral was already served. */
   readonly deferred = new Set<FateId>();
   /** Gates: a step whose `gate` is named waits in `call` until the gate opens. */
-  readonly #gates = new Map<string, { open: () => void; opened: Promise<void>; entered: boolean }>();
+  readonly #gates = new Map<
+    string,
+    { open: () => void; opened: Promise<void>; entered: boolean }
+  >();
 
   /** Every call and undo of every transaction, in order: `id call:n`. */
   readonly order: string[] = [];
 
   record(id: FateId, entry: string): void {
     this.order.push(`${id} ${entry}`);
-    let list = this.log.get(id);
-    if (!list) this.log.set(id, (list = []));
+    const list = this.log.get(id) ?? [];
     list.push(entry);
+    this.log.set(id, list);
   }
 
   gate(name: string) {
@@ -103,7 +106,8 @@ export const scriptStepType: StepType<Recorder> = {
   type: ScriptStep.type,
   fromState: (state) => {
     const s = state as unknown as ScriptState;
-    if (typeof s?.n !== 'number' || typeof s.total !== 'number') throw new Error('bad script state');
+    if (typeof s?.n !== 'number' || typeof s.total !== 'number')
+      throw new Error('bad script state');
     return new ScriptStep(s);
   },
 };

@@ -35,9 +35,9 @@ export function badInputTests(target: ConformanceTarget): void {
     it('refuses a payload over the declared limit with FATE_PAYLOAD_TOO_LARGE and keeps the transaction', async () => {
       const limit = ctx.store.capabilities.maxRecordBytes;
       const huge = 'x'.repeat(limit + 1);
-      expect((await rejection(ctx.store.seed({ step: step('big', huge), opName: 'op' }))).code).toBe(
-        'FATE_PAYLOAD_TOO_LARGE',
-      );
+      expect(
+        (await rejection(ctx.store.seed({ step: step('big', huge), opName: 'op' }))).code,
+      ).toBe('FATE_PAYLOAD_TOO_LARGE');
       expect(await ctx.store.list()).toEqual([]);
       const { id } = await ctx.store.seed({ step: step('small'), opName: 'op' });
       const h = await ctx.store.reserve(id);
@@ -90,16 +90,19 @@ export function badInputTests(target: ConformanceTarget): void {
       ];
       for (const request of badSeeds) {
         const err = await rejection(ctx.store.seed(request as never));
-        expect(err, JSON.stringify(request, (_k, v) => (typeof v === 'bigint' ? 'bigint' : v))).toBeInstanceOf(
-          TypeError,
-        );
+        expect(
+          err,
+          JSON.stringify(request, (_k, v) => (typeof v === 'bigint' ? 'bigint' : v)),
+        ).toBeInstanceOf(TypeError);
       }
       expect(await ctx.store.list()).toEqual([]);
       const h = await ctx.store.reserve(await ctx.store.create());
       expect(await rejection(h.setStatus(Status.UNKNOWN))).toBeInstanceOf(TypeError);
       expect(await rejection(h.setStatus('DONE' as never))).toBeInstanceOf(TypeError);
       expect(await rejection(h.push({ type: 'x' } as never))).toBeInstanceOf(TypeError);
-      expect(await rejection(ctx.store.list({ statuses: ['NOPE' as never] }))).toBeInstanceOf(TypeError);
+      expect(await rejection(ctx.store.list({ statuses: ['NOPE' as never] }))).toBeInstanceOf(
+        TypeError,
+      );
       expect(await h.getStatus()).toBe(Status.NEW);
     });
 

@@ -38,10 +38,14 @@ export const step = (type = 'step', state: StepData['state'] = {}): StepData => 
 
 /** Seeds `n` transactions, `parallel` at a time. */
 export async function seedMany(store: FatesStore, n: number, parallel = 50): Promise<FateId[]> {
-  return mapLimit(Array.from({ length: n }, (_, i) => i), parallel, async (i) => {
-    const { id } = await store.seed({ step: step('s', i), opName: 'op' });
-    return id;
-  });
+  return mapLimit(
+    Array.from({ length: n }, (_, i) => i),
+    parallel,
+    async (i) => {
+      const { id } = await store.seed({ step: step('s', i), opName: 'op' });
+      return id;
+    },
+  );
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight, keeping order. */

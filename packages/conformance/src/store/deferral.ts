@@ -17,7 +17,11 @@ export function deferralTests(target: ConformanceTarget): void {
         expect(scan.ids).not.toContain(id);
         expect(scan.nextDeferralAt).toBeGreaterThanOrEqual(before + 600);
       }
-      await eventually('the deferral passes', async () => (await other.scanRunnable()).ids.includes(id), 5_000);
+      await eventually(
+        'the deferral passes',
+        async () => (await other.scanRunnable()).ids.includes(id),
+        5_000,
+      );
       expect(Date.now() - before).toBeGreaterThanOrEqual(550);
       expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
     });
@@ -28,16 +32,19 @@ export function deferralTests(target: ConformanceTarget): void {
       expect(await ctx.store.tryReserve(id)).toBeDefined();
     });
 
-    it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])('refuses deferral %s and changes nothing', async (ms) => {
-      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
-      const h = await ctx.store.reserve(id);
-      const err = await rejection(h.unreserve(ms));
-      expect(err).toBeInstanceOf(RangeError);
-      expect(err.code).toBe('FATE_INVALID_ARGUMENT');
-      expect(h.isReserved).toBe(true);
-      expect((await ctx.store.read(id)).reservation).toEqual(h.reservation);
-      await h.unreserve(0);
-      expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
-    });
+    it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])(
+      'refuses deferral %s and changes nothing',
+      async (ms) => {
+        const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+        const h = await ctx.store.reserve(id);
+        const err = await rejection(h.unreserve(ms));
+        expect(err).toBeInstanceOf(RangeError);
+        expect(err.code).toBe('FATE_INVALID_ARGUMENT');
+        expect(h.isReserved).toBe(true);
+        expect((await ctx.store.read(id)).reservation).toEqual(h.reservation);
+        await h.unreserve(0);
+        expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
+      },
+    );
   });
 }

@@ -9,7 +9,11 @@ export function durabilityTests(target: ConformanceTarget): void {
 
     it('keeps everything intact across close and reopen', async () => {
       const writer = await ctx.client({ instanceId: 'writer' });
-      const seeded = await writer.seed({ step: step('a', { n: 1 }), opName: 'op', key: { type: 't', key: 'k' } });
+      const seeded = await writer.seed({
+        step: step('a', { n: 1 }),
+        opName: 'op',
+        key: { type: 't', key: 'k' },
+      });
       const h = await writer.reserve(seeded.id);
       await h.commit([
         { op: 'setStatus', status: Status.IN_PROGRESS },
@@ -33,7 +37,11 @@ export function durabilityTests(target: ConformanceTarget): void {
       expect(after[1]?.reservation?.lockId).toBe('writer');
       expect((await reopened.scanRunnable()).ids).toEqual([]);
       expect((await reopened.list()).map((s) => s.id).sort()).toEqual([seeded.id, failed].sort());
-      const again = await reopened.seed({ step: step(), opName: 'op', key: { type: 't', key: 'k' } });
+      const again = await reopened.seed({
+        step: step(),
+        opName: 'op',
+        key: { type: 't', key: 'k' },
+      });
       expect(again.created).toBe(false);
     });
   });

@@ -14,7 +14,11 @@ export function fencingTests(target: ConformanceTarget): void {
       const h = await stale.reserve(id);
       await h.push(step('kept'));
       // the holder stops heartbeating, as a crashed or partitioned process would
-      await eventually('the holder is dead', async () => !(await ctx.store.isAlive(stale.instanceId)), 5_000);
+      await eventually(
+        'the holder is dead',
+        async () => !(await ctx.store.isAlive(stale.instanceId)),
+        5_000,
+      );
       expect(await ctx.store.clearDeadReservations()).toBe(1);
       const taker = await ctx.store.reserve(id, { timeoutMs: 1_000 });
       for (const write of [

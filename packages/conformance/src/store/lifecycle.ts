@@ -60,10 +60,7 @@ export function lifecycleTests(target: ConformanceTarget): void {
       for (const status of STORED_STATUSES) {
         const id = await ctx.store.create();
         const h = await ctx.store.reserve(id);
-        await h.commit([
-          { op: 'setStatus', status },
-          { op: 'unreserve' },
-        ]);
+        await h.commit([{ op: 'setStatus', status }, { op: 'unreserve' }]);
         byStatus.set(status, id);
       }
       const other = await ctx.client();

@@ -20,7 +20,11 @@ export function livenessTests(target: ConformanceTarget): void {
       const a = await ctx.client({ livenessTimeoutMs: 500 });
       await a.registerInstance();
       const stopped = Date.now();
-      await eventually('the instance is dead', async () => !(await ctx.store.isAlive(a.instanceId)), 500 + 1_500);
+      await eventually(
+        'the instance is dead',
+        async () => !(await ctx.store.isAlive(a.instanceId)),
+        500 + 1_500,
+      );
       expect(Date.now() - stopped).toBeGreaterThanOrEqual(400);
     });
 

@@ -38,11 +38,15 @@ export function processTests(target: ConformanceTarget): void {
           ]),
         );
         await Promise.all(children);
-        const won = ['p1', 'p2'].map((name) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as FateId[]);
+        const won = ['p1', 'p2'].map(
+          (name) => JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')) as FateId[],
+        );
         const [a = [], b = []] = won;
         expect(a.length + b.length).toBe(1_000);
         expect(new Set([...a, ...b])).toEqual(new Set(ids));
-        const holders = new Map((await ctx.store.reservations()).map((r) => [r.id, r.reservation.lockId]));
+        const holders = new Map(
+          (await ctx.store.reservations()).map((r) => [r.id, r.reservation.lockId]),
+        );
         for (const id of a) expect(holders.get(id)).toBe('p1');
         for (const id of b) expect(holders.get(id)).toBe('p2');
       } finally {

@@ -97,7 +97,9 @@ export function reservationTests(target: ConformanceTarget): void {
       await (await ctx.store.reserve(id)).delete();
       const other = await ctx.client();
       expect(await other.tryReserve(id)).toBeUndefined();
-      expect((await rejection(other.reserve(id, { timeoutMs: 60_000 }))).code).toBe('FATE_NOT_FOUND');
+      expect((await rejection(other.reserve(id, { timeoutMs: 60_000 }))).code).toBe(
+        'FATE_NOT_FOUND',
+      );
       expect((await rejection(other.reserve(newFateId()))).code).toBe('FATE_NOT_FOUND');
     });
 

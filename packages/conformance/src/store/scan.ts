@@ -9,8 +9,8 @@ import {
 } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { seedMany, step, useFixture } from './context.js';
 import type { SuiteContext } from './context.js';
+import { seedMany, step, useFixture } from './context.js';
 
 /** One transaction per stored status, plus reserved and deferred runnable ones. */
 async function mixedStore(ctx: SuiteContext): Promise<{ runnable: FateId[] }> {
@@ -20,7 +20,11 @@ async function mixedStore(ctx: SuiteContext): Promise<{ runnable: FateId[] }> {
       const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
       const h = await ctx.store.reserve(id);
       await h.commit([{ op: 'setStatus', status }, { op: 'unreserve' }]);
-      if (status === Status.SUBMITTED || status === Status.IN_PROGRESS || status === Status.FAILED_IN_PROGRESS) {
+      if (
+        status === Status.SUBMITTED ||
+        status === Status.IN_PROGRESS ||
+        status === Status.FAILED_IN_PROGRESS
+      ) {
         runnable.push(id);
       }
     }
@@ -59,16 +63,19 @@ export function scanTests(target: ConformanceTarget): void {
       }
     });
 
-    it.each([1, 3, 8])('yields every runnable id exactly once over %i partitions, hash and range', async (total) => {
-      const ids = (await seedMany(ctx.store, 300)).sort();
-      for (const scanner of [hashPartitionScanner, rangePartitionScanner]) {
-        const seen: FateId[] = [];
-        for (let partition = 0; partition < total; partition++) {
-          seen.push(...(await scanner.scan(ctx.store, { partition, total })).ids);
+    it.each([1, 3, 8])(
+      'yields every runnable id exactly once over %i partitions, hash and range',
+      async (total) => {
+        const ids = (await seedMany(ctx.store, 300)).sort();
+        for (const scanner of [hashPartitionScanner, rangePartitionScanner]) {
+          const seen: FateId[] = [];
+          for (let partition = 0; partition < total; partition++) {
+            seen.push(...(await scanner.scan(ctx.store, { partition, total })).ids);
+          }
+          expect(seen.sort(), scanner.strategy).toEqual(ids);
         }
-        expect(seen.sort(), scanner.strategy).toEqual(ids);
-      }
-    });
+      },
+    );
 
     it('reads less for a range partition than for the whole store, where the backend keeps ids sorted', async (t) => {
       if (!ctx.store.capabilities.sortedScan) {

@@ -1,13 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
-import { type FateId, parseFateId, type FateKey } from '../ids.js';
+import { type FateId, type FateKey, parseFateId } from '../ids.js';
 import type { JsonValue } from '../json.js';
 import { FINISHED_STATUSES, Status } from '../status.js';
 import type { Repo } from '../step.js';
 import type { FateView, SeedResult, TxError } from '../store/types.js';
 import { Membership } from './membership.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
-import { isLostReservation, type RunnerContext, runTransaction, toTxError } from './runner.js';
+import { isLostReservation, type RunnerContext, runTransaction } from './runner.js';
 import { WorkFinder } from './work-finder.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -83,7 +83,8 @@ export class Fate<Env = unknown> {
 
   /** Registers liveness, then starts the work finder and the workers. */
   async start(): Promise<void> {
-    if (this.#state !== 'new') throw new FateError(FateErrorCode.CLOSED, 'a Fate instance starts once');
+    if (this.#state !== 'new')
+      throw new FateError(FateErrorCode.CLOSED, 'a Fate instance starts once');
     this.#state = 'running';
     await this.#membership.start();
     if (this.#o.store.capabilities.wakeups) {
@@ -95,7 +96,8 @@ export class Fate<Env = unknown> {
 
   /** Seeds a transaction whose first step is `step`; wakes this instance's finder at once. */
   async seed(step: Repo<Env>, options: SeedOptions): Promise<SeedResult> {
-    if (typeof options !== 'object' || options === null) throw invalidArgument('seed needs options with an opName');
+    if (typeof options !== 'object' || options === null)
+      throw invalidArgument('seed needs options with an opName');
     const result = await this.#o.store.seed({
       step: this.#o.steps.serialize(step),
       opName: options.opName,
@@ -115,9 +117,13 @@ export class Fate<Env = unknown> {
       const view = await this.#o.store.read(id);
       if (FINISHED_STATUSES.has(view.status) || view.status === Status.UNKNOWN) return result(view);
       if (Date.now() >= deadline) {
-        throw new FateError(FateErrorCode.TIMEOUT, `${id} did not finish in ${options.timeoutMs} ms (${view.status})`);
+        throw new FateError(
+          FateErrorCode.TIMEOUT,
+          `${id} did not finish in ${options.timeoutMs} ms (${view.status})`,
+        );
       }
-      if (options.signal?.aborted) throw new FateError(FateErrorCode.ABORTED, `waiting for ${id} was aborted`);
+      if (options.signal?.aborted)
+        throw new FateError(FateErrorCode.ABORTED, `waiting for ${id} was aborted`);
       await sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
       pause = Math.min(pause * 2, 200);
     }
@@ -136,7 +142,10 @@ export class Fate<Env = unknown> {
     parseFateId(id);
     const view = await this.#o.store.read(id);
     refuseUnlessCancellable(view.status, id);
-    const fate = await this.#o.store.reserve(id, { timeoutMs: options.timeoutMs ?? 10_000, ...(options.signal ? { signal: options.signal } : {}) });
+    const fate = await this.#o.store.reserve(id, {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     try {
       refuseUnlessCancellable(await fate.getStatus(), id);
       await fate.commit([
@@ -151,7 +160,10 @@ export class Fate<Env = unknown> {
 
   /** Deletes a transaction that is NEW, SUBMITTED, SUCCESSFUL or FAILED. */
   async delete(id: FateId, options: WaitOptions = {}): Promise<void> {
-    const fate = await this.#o.store.reserve(id, { timeoutMs: options.timeoutMs ?? 10_000, ...(options.signal ? { signal: options.signal } : {}) });
+    const fate = await this.#o.store.reserve(id, {
+      timeoutMs: options.timeoutMs ?? 10_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
     try {
       await fate.delete();
     } finally {
@@ -173,8 +185,16 @@ export class Fate<Env = unknown> {
     await this.#finder.stop();
     const finished = Promise.all(this.#workers).then(() => true);
     const inTime = await Promise.race([finished, sleep(timeoutMs, false, { ref: false })]);
-    if (!inTime) this.#o.onEvent('warning', { message: `shutdown: steps still running after ${timeoutMs} ms`, error: undefined });
-    await this.#membership.stop().catch((error) => this.#o.onEvent('warning', { message: 'leaving membership failed', error }));
+    if (!inTime)
+      this.#o.onEvent('warning', {
+        message: `shutdown: steps still running after ${timeoutMs} ms`,
+        error: undefined,
+      });
+    await this.#membership
+      .stop()
+      .catch((error) =>
+        this.#o.onEvent('warning', { message: 'leaving membership failed', error }),
+      );
     this.#state = 'stopped';
   }
 
@@ -200,7 +220,9 @@ export class Fate<Env = unknown> {
         }
       } catch (error) {
         this.#o.onEvent('warning', {
-          message: isLostReservation(error) ? 'reservation lost while running' : 'running a transaction failed',
+          message: isLostReservation(error)
+            ? 'reservation lost while running'
+            : 'running a transaction failed',
           id,
           error,
         });
@@ -228,4 +250,3 @@ function result(view: FateView): FateResult {
     ...(view.info.error !== undefined ? { error: view.info.error } : {}),
   };
 }
-

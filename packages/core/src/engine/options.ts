@@ -1,5 +1,11 @@
 import { invalidArgument } from '../errors.js';
-import { checkPartition, hashPartitionScanner, type PartitionData, type PartitionScanner, rangePartitionScanner } from '../partition.js';
+import {
+  checkPartition,
+  hashPartitionScanner,
+  type PartitionData,
+  type PartitionScanner,
+  rangePartitionScanner,
+} from '../partition.js';
 import { StepRegistry, type StepType } from '../step.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
@@ -59,12 +65,14 @@ export interface ResolvedFateOptions<Env> {
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
-  if (!Number.isInteger(v) || v <= 0) throw invalidArgument(`${name} must be a positive integer, got ${v}`);
+  if (!Number.isInteger(v) || v <= 0)
+    throw invalidArgument(`${name} must be a positive integer, got ${v}`);
   return v;
 }
 
 export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOptions<Env> {
-  if (!o?.store || typeof o.store.scanRunnable !== 'function') throw invalidArgument('Fate needs a store');
+  if (!o?.store || typeof o.store.scanRunnable !== 'function')
+    throw invalidArgument('Fate needs a store');
   const steps = o.steps instanceof StepRegistry ? o.steps : new StepRegistry<Env>(o.steps ?? []);
   const partitions = o.partitions ?? 'membership';
   if (typeof partitions === 'object') checkPartition(partitions);
@@ -77,7 +85,8 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
       : o.scanner === 'hash'
         ? hashPartitionScanner
         : o.scanner;
-  if (typeof scanner?.scan !== 'function') throw invalidArgument('scanner is "range", "hash" or a PartitionScanner');
+  if (typeof scanner?.scan !== 'function')
+    throw invalidArgument('scanner is "range", "hash" or a PartitionScanner');
   const backoffMinMs = positiveInt('finderBackoff.minMs', o.finderBackoff?.minMs, 25);
   const backoffMaxMs = positiveInt('finderBackoff.maxMs', o.finderBackoff?.maxMs, 1_000);
   if (backoffMaxMs < backoffMinMs) throw invalidArgument('finderBackoff.maxMs must be >= minMs');
@@ -90,7 +99,8 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     scanner,
     backoffMinMs,
     backoffMaxMs,
-    heartbeatMs: o.heartbeatMs === undefined ? undefined : positiveInt('heartbeatMs', o.heartbeatMs, 1),
+    heartbeatMs:
+      o.heartbeatMs === undefined ? undefined : positiveInt('heartbeatMs', o.heartbeatMs, 1),
     deadReservationCheckMs: positiveInt('deadReservationCheckMs', o.deadReservationCheckMs, 1_000),
     idempotencyCheck: o.idempotencyCheck === true,
     onEvent: o.onEvent ?? (() => undefined),

@@ -30,7 +30,10 @@ export function toTxError(err: unknown): TxError {
  * one newest-first; otherwise `isReady` → `call` → push the next step while ready; then
  * record the outcome. Every path ends the reservation (unreserve or delete).
  */
-export async function runTransaction<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<RunOutcome> {
+export async function runTransaction<Env>(
+  ctx: RunnerContext<Env>,
+  fate: FateStore,
+): Promise<RunOutcome> {
   const status = await fate.getStatus();
   if (status === Status.FAILED_IN_PROGRESS) return undoAll(ctx, fate);
   if (status !== Status.SUBMITTED && status !== Status.IN_PROGRESS) {
@@ -99,13 +102,18 @@ async function succeed<Env>(fate: FateStore, repo: Repo<Env>): Promise<RunOutcom
 }
 
 /** Records the error and rolls back at once. */
-async function fail<Env>(ctx: RunnerContext<Env>, fate: FateStore, err: unknown): Promise<RunOutcome> {
+async function fail<Env>(
+  ctx: RunnerContext<Env>,
+  fate: FateStore,
+  err: unknown,
+): Promise<RunOutcome> {
   const failed: TxChange = { op: 'setStatus', status: Status.FAILED_IN_PROGRESS };
   try {
     await fate.commit([{ op: 'setInfo', key: 'error', value: toTxError(err) }, failed]);
   } catch (recordErr) {
     // unreadable stored info must not keep the transaction from rolling back
-    if (!(recordErr instanceof FateError && recordErr.code === FateErrorCode.CORRUPT_DATA)) throw recordErr;
+    if (!(recordErr instanceof FateError && recordErr.code === FateErrorCode.CORRUPT_DATA))
+      throw recordErr;
     await fate.commit([failed]);
   }
   return undoAll(ctx, fate);
@@ -154,9 +162,15 @@ async function recordUndoError(fate: FateStore, err: unknown): Promise<void> {
     error = undefined; // unreadable info: start a fresh record
   }
   const base = error ?? { message: 'rolled back' };
-  await fate.setInfo('error', { ...base, undoErrors: [...(base.undoErrors ?? []), toTxError(err)] });
+  await fate.setInfo('error', {
+    ...base,
+    undoErrors: [...(base.undoErrors ?? []), toTxError(err)],
+  });
 }
 
 export function isLostReservation(err: unknown): boolean {
-  return err instanceof FateError && (err.code === FateErrorCode.NOT_RESERVED || err.code === FateErrorCode.CLOSED);
+  return (
+    err instanceof FateError &&
+    (err.code === FateErrorCode.NOT_RESERVED || err.code === FateErrorCode.CLOSED)
+  );
 }

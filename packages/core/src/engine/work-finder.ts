@@ -77,9 +77,12 @@ export class WorkFinder {
         backoff = backoffMinMs;
         continue;
       }
-      const untilDeferral = nextDeferralAt === undefined ? backoff : Math.max(1, nextDeferralAt - Date.now());
+      const untilDeferral =
+        nextDeferralAt === undefined ? backoff : Math.max(1, nextDeferralAt - Date.now());
       await this.#sleep(Math.min(backoff, untilDeferral));
-      backoff = this.#woken ? backoffMinMs : Math.min(backoffMaxMs, Math.round(backoff * 1.5 + backoffMinMs));
+      backoff = this.#woken
+        ? backoffMinMs
+        : Math.min(backoffMaxMs, Math.round(backoff * 1.5 + backoffMinMs));
     }
   }
 

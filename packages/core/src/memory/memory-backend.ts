@@ -3,7 +3,13 @@ import { EventEmitter } from 'node:events';
 import type { FateId } from '../ids.js';
 import { inRange } from '../partition.js';
 import { RUNNABLE_STATUSES, Status } from '../status.js';
-import type { BackendScan, NewRecord, RecordWrite, StoreBackend, StoredRecord } from '../store/backend.js';
+import type {
+  BackendScan,
+  NewRecord,
+  RecordWrite,
+  StoreBackend,
+  StoredRecord,
+} from '../store/backend.js';
 import type { StoreCapabilities } from '../store/capabilities.js';
 import { sameReservation } from '../store/codec.js';
 import type { IdRange, Reservation } from '../store/types.js';
@@ -60,7 +66,10 @@ export class MemoryBackend implements StoreBackend {
     return this.#space.records.get(id);
   }
 
-  async tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'> {
+  async tryReserve(
+    id: FateId,
+    reservation: Reservation,
+  ): Promise<StoredRecord | 'absent' | 'held'> {
     const r = this.#space.records.get(id);
     if (!r) return 'absent';
     if (r.reservation && !sameReservation(r.reservation, reservation)) return 'held';
@@ -107,7 +116,8 @@ export class MemoryBackend implements StoreBackend {
     let nextDeferralAt: number | undefined;
     for (const [id, r] of this.#space.records) {
       itemsRead++;
-      if (!inRange(id, range) || r.reservation || !RUNNABLE_STATUSES.has(r.status as Status)) continue;
+      if (!inRange(id, range) || r.reservation || !RUNNABLE_STATUSES.has(r.status as Status))
+        continue;
       if (r.deferUntil > now) {
         nextDeferralAt = Math.min(nextDeferralAt ?? r.deferUntil, r.deferUntil);
         continue;

@@ -16,7 +16,7 @@ import {
 } from './codec.js';
 import type { FateStore } from './fate-store.js';
 import type { FatesStore } from './fates-store.js';
-import { resolveStoreOptions, type ResolvedStoreOptions, type StoreOptions } from './options.js';
+import { type ResolvedStoreOptions, resolveStoreOptions, type StoreOptions } from './options.js';
 import { type HandleHost, ReservedFate } from './reserved-fate.js';
 import type {
   FateView,
@@ -69,7 +69,8 @@ class GuardedFatesStore implements FatesStore {
     this.#options = options;
     this.#host = {
       maxRecordBytes: backend.capabilities.maxRecordBytes,
-      write: (id, reservation, change) => this.#call('write', (b) => b.write(id, reservation, change)),
+      write: (id, reservation, change) =>
+        this.#call('write', (b) => b.write(id, reservation, change)),
     };
   }
 
@@ -93,7 +94,8 @@ class GuardedFatesStore implements FatesStore {
   }
 
   async seed(request: SeedRequest): Promise<SeedResult> {
-    if (typeof request !== 'object' || request === null) throw invalidArgument('seed needs a request');
+    if (typeof request !== 'object' || request === null)
+      throw invalidArgument('seed needs a request');
     const step = checkStep(request.step);
     if (typeof request.opName !== 'string' || request.opName === '') {
       throw invalidArgument('seed needs a non-empty opName');
@@ -143,14 +145,17 @@ class GuardedFatesStore implements FatesStore {
     let pause = 5;
     for (;;) {
       if (signal?.aborted) {
-        throw new FateError(FateErrorCode.ABORTED, `reserving ${id} was aborted`, { cause: signal.reason });
+        throw new FateError(FateErrorCode.ABORTED, `reserving ${id} was aborted`, {
+          cause: signal.reason,
+        });
       }
       const handle = await this.tryReserve(id);
       if (handle) return handle;
       const view = await this.#call('reserve', (b) => b.read(id));
       if (!view) throw new FateError(FateErrorCode.NOT_FOUND, `no transaction ${id}`);
       const left = deadline - Date.now();
-      if (left <= 0) throw new FateError(FateErrorCode.TIMEOUT, `${id} stayed reserved for ${timeoutMs} ms`);
+      if (left <= 0)
+        throw new FateError(FateErrorCode.TIMEOUT, `${id} stayed reserved for ${timeoutMs} ms`);
       try {
         await sleep(Math.min(pause, left), undefined, signal ? { signal } : {});
       } catch {

@@ -71,7 +71,10 @@ export async function backendForUrl(url: string): Promise<StoreBackend> {
     throw cause;
   }
   if (typeof mod.createStoreBackend !== 'function') {
-    throw new FateError(FateErrorCode.BACKEND_NOT_INSTALLED, `${pkg} does not export createStoreBackend`);
+    throw new FateError(
+      FateErrorCode.BACKEND_NOT_INSTALLED,
+      `${pkg} does not export createStoreBackend`,
+    );
   }
   return mod.createStoreBackend(url);
 }

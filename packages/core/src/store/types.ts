@@ -1,4 +1,4 @@
-import type { FateKey, FateId } from '../ids.js';
+import type { FateId, FateKey } from '../ids.js';
 import type { JsonValue } from '../json.js';
 import type { Status } from '../status.js';
 import type { StepData } from '../step.js';
