@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // (npm test builds first), so what is tested is what is published.
 export default defineConfig({
   test: {
-    include: ['packages/*/test/**/*.test.ts'],
+    include: ['packages/*/test/**/*.test.ts', 'docs/examples/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

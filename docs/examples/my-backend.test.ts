@@ -1,0 +1,22 @@
+// A backend author's whole conformance test file (vitest): both shared suites, unchanged.
+import { createFatesStore, type FateId, MemoryBackend } from '@fate/core';
+import { type ConformanceTarget, runEngineConformance, runStoreConformance } from '@fate/conformance';
+
+const target: ConformanceTarget = {
+  name: 'my-store',
+  // Called for every test group: a fresh, isolated data set each time.
+  factory: async () => {
+    const namespace = `t-${Math.random().toString(36).slice(2)}`;
+    const backend = new MemoryBackend(namespace); // replace with your StoreBackend
+    return {
+      // every call is another client on the same data, as another process would be
+      open: (options) => createFatesStore(new MemoryBackend(namespace), options),
+      // write bytes that do not decode into one field, behind the guard's back
+      corrupt: async (id: FateId, field) => backend.corrupt(id, field),
+      destroy: async () => {},
+    };
+  },
+};
+
+runStoreConformance(target);
+runEngineConformance(target);
