@@ -1,0 +1,10 @@
+export { RedisBackend } from './redis-backend.js';
+export {
+  DEFAULT_PREFIX,
+  parseRedisUrl,
+  type RedisConfig,
+  type RedisConfigInput,
+  resolveRedisConfig,
+} from './redis-config.js';
+export { type RedisKeys, redisKeys } from './redis-keys.js';
+export { createRedisStore, createStoreBackend } from './redis-store.js';

@@ -1,0 +1,30 @@
+import {
+  createFatesStore,
+  type FatesStore,
+  type StoreBackend,
+  type StoreOptions,
+} from '@fate/core';
+import { RedisBackend } from './redis-backend.js';
+import { parseRedisUrl, type RedisConfigInput } from './redis-config.js';
+
+/**
+ * Opens a fate store on Redis: a URL (`redis://[user:password@]host[:port][/db][?prefix=name]`,
+ * `rediss://` for TLS) or config fields. The store is open when the promise resolves.
+ *
+ * @example
+ * const store = await createRedisStore('redis://127.0.0.1:6379?prefix=jobs', { instanceId: 'worker-1' });
+ */
+export async function createRedisStore(
+  config: RedisConfigInput,
+  options?: StoreOptions,
+): Promise<FatesStore> {
+  return createFatesStore(new RedisBackend(config), options);
+}
+
+/**
+ * What `openStore('redis://…')` calls: the unopened backend for a URL. A malformed URL
+ * is a `FateError` with code `FATE_BAD_URL`.
+ */
+export function createStoreBackend(url: string): StoreBackend {
+  return new RedisBackend(parseRedisUrl(url));
+}

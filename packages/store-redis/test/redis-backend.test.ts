@@ -1,0 +1,275 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { type FatesStore, inRange, openStore, partitionRange, Status } from '@fate/core';
+import {
+  createRedisStore,
+  createStoreBackend,
+  parseRedisUrl,
+  RedisBackend,
+  redisKeys,
+} from '@fate/store-redis';
+import { startRedis } from '@fate/test-services';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+let service: Awaited<ReturnType<typeof startRedis>>;
+let admin: Redis;
+const stores: FatesStore[] = [];
+
+beforeAll(async () => {
+  service = await startRedis();
+  admin = new Redis(service.url, { lazyConnect: true });
+  await admin.connect();
+});
+
+afterEach(async () => {
+  await Promise.allSettled(stores.splice(0).map((s) => s.close()));
+});
+
+afterAll(async () => {
+  await admin?.quit();
+  await service?.stop();
+});
+
+const newPrefix = () => `t${randomBytes(6).toString('hex')}`;
+
+/** The service URL with a prefix (and optionally another database). */
+function storeUrl(prefix: string, db?: number): string {
+  const url = new URL(service.url);
+  if (db !== undefined) url.pathname = `/${db}`;
+  url.searchParams.set('prefix', prefix);
+  return url.href;
+}
+
+async function open(url: string): Promise<FatesStore> {
+  const store = await createRedisStore(url);
+  stores.push(store);
+  return store;
+}
+
+const step = { type: 'step', state: {} };
+
+async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string | undefined> {
+  try {
+    await (typeof p === 'function' ? p() : p);
+  } catch (err) {
+    return (err as { code?: string }).code;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('Redis URLs', () => {
+  it('parses host, port, credentials, database, prefix and TLS', () => {
+    expect(parseRedisUrl('redis://127.0.0.1:6380/2?prefix=jobs')).toMatchObject({
+      host: '127.0.0.1',
+      port: 6380,
+      db: 2,
+      prefix: 'jobs',
+      tls: false,
+    });
+    const full = parseRedisUrl('rediss://app:s%40cret@redis.example:7000');
+    expect(full).toMatchObject({
+      host: 'redis.example',
+      port: 7000,
+      db: 0,
+      tls: true,
+      prefix: 'fate',
+    });
+    expect(full).toMatchObject({ username: 'app', password: 's@cret' });
+    expect(parseRedisUrl('redis://[::1]')).toMatchObject({ host: '::1', port: 6379 });
+    expect(Object.isFrozen(parseRedisUrl('redis://h'))).toBe(true);
+  });
+
+  it.each([
+    'redis://',
+    'redis:///0',
+    'http://127.0.0.1:6379',
+    'redis://h:6379/abc',
+    'redis://h:99999',
+    'redis://h?prefix=',
+    'redis://h?prefix={x}',
+    'redis://h?db=1',
+    'redis://h#x',
+    'not a url',
+  ])('refuses %s with FATE_BAD_URL', async (url) => {
+    expect(await codeOf(() => parseRedisUrl(url))).toBe('FATE_BAD_URL');
+    expect(await codeOf(() => createStoreBackend(url))).toBe('FATE_BAD_URL');
+    expect(await codeOf(createRedisStore(url))).toBe('FATE_BAD_URL');
+  });
+
+  it('is what openStore uses for redis: URLs', async () => {
+    expect(await codeOf(openStore('redis://h:6379/x'))).toBe('FATE_BAD_URL');
+    const store = await openStore(storeUrl(newPrefix()));
+    stores.push(store);
+    const { id } = await store.seed({ step, opName: 'op' });
+    expect((await store.read(id)).status).toBe(Status.SUBMITTED);
+  });
+
+  it('refuses bad config fields as programmer mistakes', async () => {
+    for (const bad of [{ port: 0 }, { prefix: 'a}b' }, { db: -1 }, { commandTimeoutMs: 0 }]) {
+      expect(() => new RedisBackend(bad)).toThrow(TypeError);
+      expect(await codeOf(createRedisStore(bad))).toBe('FATE_INVALID_ARGUMENT');
+    }
+  });
+});
+
+describe('Redis layout', () => {
+  it('reads only its own range in a range scan', async () => {
+    const store = await open(storeUrl(newPrefix()));
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const batch = await Promise.all(
+        Array.from({ length: 20 }, () => store.seed({ step, opName: 'op' })),
+      );
+      ids.push(...batch.map((s) => s.id));
+    }
+    const range = partitionRange({ partition: 1, total: 4 });
+    const scan = await store.scanRunnable(range);
+    const inside = ids.filter((id) => inRange(id, range)).sort();
+    expect(scan.ids).toEqual(inside);
+    expect(scan.itemsRead).toBe(inside.length);
+    expect((await store.scanRunnable()).itemsRead).toBe(400);
+  });
+
+  it('keeps every key under the store hash tag, so a Cluster puts them in one slot', async () => {
+    const db = 5;
+    const prefix = newPrefix();
+    const other = new Redis(service.url, { lazyConnect: true, db });
+    await other.connect();
+    try {
+      const before = new Set(await other.keys('*'));
+      const store = await open(storeUrl(prefix, db));
+      await store.registerInstance();
+      const a = await store.seed({ step, opName: 'op' });
+      const b = await store.seed({ step, opName: 'op' });
+      await (await store.reserve(a.id)).unreserve(60_000);
+      await store.reserve(b.id);
+      const c = await store.reserve(await store.create());
+      await c.commit([{ op: 'setStatus', status: Status.FAILED }, { op: 'unreserve' }]);
+      await store.scanRunnable();
+      const added = (await other.keys('*')).filter((k) => !before.has(k));
+      expect(added.length).toBeGreaterThanOrEqual(8);
+      for (const key of added) expect(key.startsWith(`{${prefix}}:`), key).toBe(true);
+      expect(redisKeys(prefix).wakeup.startsWith(`{${prefix}}:`)).toBe(true);
+    } finally {
+      await other.quit();
+    }
+  });
+
+  it('keeps working after SCRIPT FLUSH (reloads a script on NOSCRIPT)', async () => {
+    const store = await open(storeUrl(newPrefix()));
+    const first = await store.seed({ step, opName: 'op' });
+    await admin.script('FLUSH');
+    const second = await store.seed({ step, opName: 'op' });
+    expect((await store.scanRunnable()).ids.sort()).toEqual([first.id, second.id].sort());
+    await admin.script('FLUSH');
+    const h = await store.reserve(first.id);
+    await admin.script('FLUSH');
+    await h.commit([{ op: 'setStatus', status: Status.IN_PROGRESS }, { op: 'unreserve' }]);
+    expect((await store.read(first.id)).status).toBe(Status.IN_PROGRESS);
+  });
+});
+
+/** A TCP relay in front of Redis that can stop forwarding, as a hung network would. */
+async function relay(
+  target: URL,
+): Promise<{ port: number; freeze(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let frozen = false;
+  const server: Server = createServer((client) => {
+    const upstream = tcpConnect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    client.on('data', (d) => frozen || upstream.write(d));
+    upstream.on('data', (d) => frozen || client.write(d));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    freeze: () => {
+      frozen = true;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+describe('Redis outages', () => {
+  it('fails a call with FATE_STORE_UNAVAILABLE within its timeout when Redis stops answering', async () => {
+    const proxy = await relay(new URL(service.url));
+    try {
+      const store = await createRedisStore({
+        port: proxy.port,
+        prefix: newPrefix(),
+        commandTimeoutMs: 500,
+      });
+      stores.push(store);
+      const { id } = await store.seed({ step, opName: 'op' });
+      proxy.freeze();
+      const started = Date.now();
+      expect(await codeOf(store.read(id))).toBe('FATE_STORE_UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('fails opening promptly when nothing listens', async () => {
+    const proxy = await relay(new URL(service.url));
+    const port = proxy.port;
+    await proxy.close();
+    const started = Date.now();
+    expect(await codeOf(createRedisStore({ port, prefix: newPrefix() }))).toBe(
+      'FATE_STORE_UNAVAILABLE',
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('fails with FATE_STORE_UNAVAILABLE while Redis restarts, then carries on with the data', async () => {
+    const store = await open(storeUrl(newPrefix()));
+    const { id } = await store.seed({ step, opName: 'op' });
+    const wakeups: number[] = [];
+    await store.onWakeup(() => wakeups.push(Date.now()));
+    let restarted = false;
+    const restarting = service.restart().finally(() => {
+      restarted = true;
+    });
+    const failures: string[] = [];
+    let slowest = 0;
+    let recovered = false;
+    // Every call during the outage fails fast; none waits for the server to come back.
+    const deadline = Date.now() + 30_000;
+    while (!recovered && Date.now() < deadline) {
+      const started = Date.now();
+      try {
+        await store.read(id);
+        recovered = restarted;
+      } catch (err) {
+        failures.push((err as { code: string }).code);
+      }
+      slowest = Math.max(slowest, Date.now() - started);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await restarting;
+    expect(recovered).toBe(true);
+    expect(failures.length).toBeGreaterThan(0);
+    expect(new Set(failures)).toEqual(new Set(['FATE_STORE_UNAVAILABLE']));
+    expect(slowest).toBeLessThan(5_000);
+    // the data survived (AOF), and every operation works again, wake-ups included
+    expect((await store.read(id)).status).toBe(Status.SUBMITTED);
+    const h = await store.reserve(id);
+    await h.commit([{ op: 'setStatus', status: Status.IN_PROGRESS }, { op: 'unreserve' }]);
+    expect((await store.scanRunnable()).ids).toEqual([id]);
+    const seen = wakeups.length;
+    await store.seed({ step, opName: 'op' });
+    await expect.poll(() => wakeups.length, { timeout: 5_000 }).toBeGreaterThan(seen);
+  });
+});
