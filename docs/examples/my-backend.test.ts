@@ -1,6 +1,10 @@
 // A backend author's whole conformance test file (vitest): both shared suites, unchanged.
 import { createFatesStore, type FateId, MemoryBackend } from '@fate/core';
-import { type ConformanceTarget, runEngineConformance, runStoreConformance } from '@fate/conformance';
+import {
+  type ConformanceTarget,
+  runEngineConformance,
+  runStoreConformance,
+} from '@fate/conformance';
 
 const target: ConformanceTarget = {
   name: 'my-store',
