@@ -1,13 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
+import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import { type FateId, type FateKey, parseFateId } from '../ids.js';
 import type { JsonValue } from '../json.js';
 import { FINISHED_STATUSES, Status } from '../status.js';
 import type { Repo } from '../step.js';
+import type { FateStore } from '../store/fate-store.js';
 import type { FateView, SeedResult, TxError } from '../store/types.js';
 import { Membership } from './membership.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
-import { isLostReservation, type RunnerContext, runTransaction } from './runner.js';
+import { isStoreFault, type RunnerContext, runTransaction } from './runner.js';
 import { WorkFinder } from './work-finder.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -198,6 +199,10 @@ export class Fate<Env = unknown> {
     this.#state = 'stopped';
   }
 
+  #release(fate: FateStore): Promise<void> {
+    return releaseWithRetry(fate, () => this.#state === 'stopped');
+  }
+
   async #work(): Promise<void> {
     const ctx: RunnerContext<Env> = {
       env: this.#o.env,
@@ -216,12 +221,12 @@ export class Fate<Env = unknown> {
             this.#o.onEvent('finished', { id, status: outcome });
           }
         } finally {
-          if (fate.isReserved) await fate.unreserve().catch(() => undefined);
+          if (fate.isReserved) await this.#release(fate);
         }
       } catch (error) {
         this.#o.onEvent('warning', {
-          message: isLostReservation(error)
-            ? 'reservation lost while running'
+          message: isStoreFault(error)
+            ? 'store fault while running; the transaction runs again once released'
             : 'running a transaction failed',
           id,
           error,
@@ -229,6 +234,22 @@ export class Fate<Env = unknown> {
       } finally {
         this.#queue.done(id);
       }
+    }
+  }
+}
+
+/**
+ * Unreserves after a run that ended early. While the store is unavailable, retry: a
+ * reservation left behind by a live instance would never be cleared by anyone else.
+ */
+async function releaseWithRetry(fate: FateStore, giveUp: () => boolean): Promise<void> {
+  for (let pause = 50; ; pause = Math.min(pause * 2, 2_000)) {
+    try {
+      await fate.unreserve();
+      return;
+    } catch (error) {
+      if (!isFateError(error, FateErrorCode.STORE_UNAVAILABLE) || giveUp()) return;
+      await sleep(pause);
     }
   }
 }

@@ -68,14 +68,14 @@ export async function runTransaction<Env>(
         next = await repo.call(fate.id, ctx.env);
       }
     } catch (err) {
-      if (isLostReservation(err)) throw err;
+      if (isStoreFault(err)) throw err;
       return fail(ctx, fate, err);
     }
     if (!next) return succeed(fate, repo);
     try {
       await fate.push(ctx.steps.serialize(next));
     } catch (err) {
-      if (isLostReservation(err)) throw err;
+      if (isStoreFault(err)) throw err;
       return fail(ctx, fate, err);
     }
     repo = next;
@@ -135,7 +135,7 @@ async function undoAll<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<R
     try {
       await (await topRepo(ctx, fate)).undo(fate.id, ctx.env);
     } catch (err) {
-      if (isLostReservation(err)) throw err;
+      if (isStoreFault(err)) throw err;
       await recordUndoError(fate, err);
     }
     if (depth > 1) await fate.pop();
@@ -168,9 +168,15 @@ async function recordUndoError(fate: FateStore, err: unknown): Promise<void> {
   });
 }
 
-export function isLostReservation(err: unknown): boolean {
+/**
+ * A failure of the store or of our hold on the transaction, not of the transaction: it must
+ * never fail the transaction. The worker gives it up; it runs again once released.
+ */
+export function isStoreFault(err: unknown): boolean {
   return (
     err instanceof FateError &&
-    (err.code === FateErrorCode.NOT_RESERVED || err.code === FateErrorCode.CLOSED)
+    (err.code === FateErrorCode.NOT_RESERVED ||
+      err.code === FateErrorCode.CLOSED ||
+      err.code === FateErrorCode.STORE_UNAVAILABLE)
   );
 }
