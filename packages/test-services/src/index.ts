@@ -1,3 +1,3 @@
 export * from './support.js';
-export { startRedis } from './redis-service.js';
+export { type RedisTestService, startRedis } from './redis-service.js';
 export { startZooKeeper } from './zookeeper-service.js';
