@@ -1,0 +1,9 @@
+export { SqliteBackend } from './sqlite-backend.js';
+export {
+  DEFAULT_BUSY_TIMEOUT_MS,
+  parseSqliteUrl,
+  type ResolvedSqliteConfig,
+  type SqliteConfig,
+} from './sqlite-config.js';
+export { SCHEMA_VERSION } from './sqlite-schema.js';
+export { createSqliteStore, createStoreBackend } from './sqlite-store.js';

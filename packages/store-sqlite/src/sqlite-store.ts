@@ -1,0 +1,29 @@
+import { createFatesStore, type FatesStore, type StoreOptions } from '@fate/core';
+import { SqliteBackend } from './sqlite-backend.js';
+import { parseSqliteUrl, resolveSqliteConfig, type SqliteConfig } from './sqlite-config.js';
+
+/**
+ * Opens a fate store in an SQLite file (created, with its parent directory, if missing).
+ * Every process that opens the same file shares the transactions.
+ *
+ * @example
+ * const store = await createSqliteStore({ path: './fate.db' });
+ * const { id } = await store.seed({ opName: 'compact', step: { type: 'Compact', state: {} } });
+ */
+export async function createSqliteStore(
+  config: SqliteConfig,
+  options?: StoreOptions,
+): Promise<FatesStore> {
+  return createFatesStore(new SqliteBackend(resolveSqliteConfig(config)), options);
+}
+
+/**
+ * The unopened backend for `sqlite:<path>`, for `openStore(url)`. A malformed URL is a
+ * `FateError` with code `FATE_BAD_URL`.
+ *
+ * @example
+ * const store = await openStore('sqlite:/var/lib/app/fate.db');
+ */
+export function createStoreBackend(url: string): SqliteBackend {
+  return new SqliteBackend(resolveSqliteConfig(parseSqliteUrl(url)));
+}

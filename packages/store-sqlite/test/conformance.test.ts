@@ -1,0 +1,5 @@
+import { runEngineConformance, runStoreConformance } from '@fate/conformance';
+import { sqliteFixture } from './sqlite-fixture.js';
+
+runStoreConformance({ name: 'sqlite', factory: async () => sqliteFixture() });
+runEngineConformance({ name: 'sqlite', factory: async () => sqliteFixture() });
