@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dropMemoryNamespace } from '@fate/core';
+import { startRedis, startZooKeeper, type TestService } from '@fate/test-services';
+import { dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
+
+export type BackendName = 'sqlite' | 'redis' | 'zk' | 'memory';
+
+/** What `--backend all` runs. `memory` is there for developing the script itself. */
+export const ALL_BACKENDS: readonly BackendName[] = ['sqlite', 'redis', 'zk'];
+export const KNOWN_BACKENDS: readonly BackendName[] = [...ALL_BACKENDS, 'memory'];
+
+/** One isolated store for one measurement: its URL, and how to remove it. */
+export interface Namespace {
+  readonly url: string;
+  /** Removes the data; safe to call twice. */
+  destroy(): Promise<void>;
+}
+
+/** A backend ready to hand out fresh namespaces. */
+export interface BenchBackend {
+  readonly name: BackendName;
+  /** Where the data lives, for the report. */
+  readonly where: string;
+  /** Clients in separate processes share the data (needed by the recovery benchmark). */
+  readonly multiProcess: boolean;
+  namespace(): Promise<Namespace>;
+  /** Destroys every namespace still present and stops a server this script started. */
+  stop(): Promise<void>;
+}
+
+const unique = () => randomBytes(5).toString('hex');
+
+/** Starts what `name` needs: nothing for SQLite and memory, a server for Redis and ZooKeeper. */
+export async function startBackend(name: BackendName): Promise<BenchBackend> {
+  switch (name) {
+    case 'sqlite':
+      return tracked(name, 'a temp file per namespace (WAL)', true, undefined, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'fate-bench-'));
+        // An interrupted run (Ctrl-C exits through 'exit') must not leave the file behind.
+        const remove = () => rmSync(dir, { recursive: true, force: true });
+        process.once('exit', remove);
+        return {
+          url: `sqlite:${join(dir, 'fate.db')}`,
+          destroy: async () => {
+            process.off('exit', remove);
+            remove();
+          },
+        };
+      });
+    case 'memory':
+      return tracked(name, 'this process', false, undefined, async () => {
+        const space = `bench-${unique()}`;
+        return { url: `memory:${space}`, destroy: async () => dropMemoryNamespace(space) };
+      });
+    case 'redis': {
+      const service = await startRedis();
+      const external = Boolean(process.env.FATE_REDIS_URL);
+      const where = external ? `FATE_REDIS_URL (${service.url})` : 'a private redis-server';
+      return tracked(name, `${where}, a key prefix per namespace`, true, service, async () => {
+        const prefix = `fate-bench-${unique()}`;
+        const url = new URL(service.url);
+        url.searchParams.set('prefix', prefix);
+        return { url: url.href, destroy: () => dropRedisPrefix(service.url, prefix) };
+      });
+    }
+    case 'zk': {
+      const service = await startZooKeeper();
+      const external = Boolean(process.env.FATE_ZK_CONNECT);
+      const connect = service.url.replace(/^zk:\/\//, '').replace(/\/.*$/, '');
+      const where = external ? `FATE_ZK_CONNECT (${connect})` : 'a private ZooKeeper server';
+      return tracked(name, `${where}, a chroot per namespace`, true, service, async () => {
+        const chroot = `/fate-bench-${unique()}`;
+        return {
+          url: `zk://${connect}${chroot}`,
+          // A private server's data goes with it: deleting 100,000 znodes one by one
+          // would only cost time. A shared server is cleaned node by node.
+          destroy: external ? () => dropZkTree(connect, chroot) : async () => undefined,
+        };
+      });
+    }
+  }
+}
+
+/** Wraps a namespace factory so `stop` can destroy whatever a failed measurement left. */
+function tracked(
+  name: BackendName,
+  where: string,
+  multiProcess: boolean,
+  service: TestService | undefined,
+  make: () => Promise<Namespace>,
+): BenchBackend {
+  const live = new Set<Namespace>();
+  return {
+    name,
+    where,
+    multiProcess,
+    async namespace() {
+      const ns = await make();
+      let destroyed: Promise<void> | undefined;
+      const handle: Namespace = {
+        url: ns.url,
+        destroy() {
+          live.delete(handle);
+          destroyed ??= ns.destroy();
+          return destroyed;
+        },
+      };
+      live.add(handle);
+      return handle;
+    },
+    async stop() {
+      try {
+        for (const ns of [...live]) await ns.destroy();
+      } finally {
+        await service?.stop();
+      }
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { type FateEvents, openStore, Status } from '@fate/core';
+import type { BenchBackend } from './bench-backends.js';
+import type { BenchConfig } from './bench-config.js';
+import { ENGINE_MODE, startEngines } from './bench-engines.js';
+import { progress, type ThroughputRow } from './bench-results.js';
+import { inParallel, withTimeout } from './bench-stats.js';
+import { noopStepData } from './bench-steps.js';
+
+const STEPS = [1, 5] as const;
+const INSTANCES = [1, 3] as const;
+/** Seeds in flight from the producer. */
+const SEEDERS = 16;
+
+export const THROUGHPUT_MODE = `${ENGINE_MODE}; seeded by a separate client, ${SEEDERS} seeds in flight`;
+
+/**
+ * Transactions per second, seed to completion: engines run and idle, then a separate
+ * producer client seeds `throughputTxs` no-op transactions while they work; the clock runs
+ * from the first seed to the last 'finished' event (counted from events, not by polling).
+ */
+export async function benchThroughput(
+  backend: BenchBackend,
+  config: BenchConfig,
+): Promise<ThroughputRow[]> {
+  // Untimed: the first run pays for JIT, connections and script loading; no row should.
+  await runOne(
+    backend,
+    { ...config, throughputTxs: Math.max(50, Math.round(config.throughputTxs / 10)) },
+    1,
+    1,
+  );
+  const rows: ThroughputRow[] = [];
+  for (const steps of STEPS) {
+    for (const instances of INSTANCES) {
+      rows.push(await runOne(backend, config, steps, instances));
+      const r = rows[rows.length - 1] as ThroughputRow;
+      progress(
+        `  throughput ${steps} step(s), ${instances} instance(s) × ${r.workers} workers: ` +
+          `${r.txPerSec.toFixed(0)} tx/s (${r.txs} in ${r.seconds.toFixed(2)} s)`,
+      );
+    }
+  }
+  return rows;
+}
+
+async function runOne(
+  backend: BenchBackend,
+  config: BenchConfig,
+  steps: number,
+  instances: number,
+): Promise<ThroughputRow> {
+  const total = config.throughputTxs;
+  const ns = await backend.namespace();
+  const finished = new Set<string>();
+  let failed = 0;
+  let calls = 0;
+  let lastAt = 0;
+  let allDone: () => void = () => undefined;
+  const done = new Promise<void>((r) => {
+    allDone = r;
+  });
+  const onEvent = <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
+    if (type !== 'finished') return;
+    const f = event as FateEvents['finished'];
+    if (f.status !== Status.SUCCESSFUL) failed++;
+    finished.add(f.id);
+    lastAt = performance.now();
+    if (finished.size === total) allDone();
+  };
+  const env = { onCall: () => void calls++ };
+  const engines = await startEngines(ns.url, instances, config.throughputWorkers, env, onEvent);
+  const producer = await openStore(ns.url);
+  try {
+    const step = noopStepData(steps);
+    const started = performance.now();
+    await inParallel(total, SEEDERS, async () => {
+      await producer.seed({ step, opName: 'bench-throughput' });
+    });
+    await withTimeout(done, 120_000, `all ${total} transactions finishing`).catch((error) => {
+      throw new Error(`${(error as Error).message} (${finished.size} did)`);
+    });
+    if (failed > 0) throw new Error(`${failed} of ${total} no-op transactions did not succeed`);
+    // Every step ran at least once: a figure from transactions that skipped work would lie.
+    if (calls < total * steps) throw new Error(`only ${calls} of ${total * steps} steps ran`);
+    const seconds = (lastAt - started) / 1_000;
+    return {
+      backend: backend.name,
+      steps,
+      instances,
+      workers: config.throughputWorkers,
+      txs: total,
+      txPerSec: total / seconds,
+      seconds,
+      mode: THROUGHPUT_MODE,
+    };
+  } finally {
+    await engines.stop();
+    await producer.close();
+    await ns.destroy();
+  }
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// fate's benchmark script (never a test): scan cost by partitioning strategy, throughput,
+// seed-to-start latency and crash recovery, per backend. See USAGE in bench-config.ts.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { openStore } from '@fate/core';
+import { type BenchBackend, startBackend } from './bench-backends.js';
+import { chartFileFor, scanChart } from './bench-chart.js';
+import { type BenchConfig, type Measure, parseArgs, USAGE } from './bench-config.js';
+import { benchLatency } from './bench-latency.js';
+import { benchRecovery } from './bench-recovery.js';
+import { markdownReport, textReport } from './bench-report.js';
+import { type BenchResults, describeBackend, describeMachine, progress } from './bench-results.js';
+import { benchScan } from './bench-scan.js';
+import { benchThroughput } from './bench-throughput.js';
+
+let config: BenchConfig | 'help';
+try {
+  config = parseArgs(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+  process.exit(2);
+}
+if (config === 'help') {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const cfg = config;
+
+// Ctrl-C: exit through 'exit', where the private servers and temp files are removed.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+const results: BenchResults = {
+  machine: describeMachine(),
+  command: ['node packages/bench/dist/main.js', ...process.argv.slice(2)].join(' '),
+  quick: cfg.quick,
+  backends: [],
+  scan: [],
+  throughput: [],
+  latency: [],
+  recovery: [],
+  errors: [],
+};
+const started = Date.now();
+progress(`fate bench${cfg.quick ? ' --quick' : ''}: ${cfg.backends.join(', ')}`);
+
+// Servers start together (ZooKeeper's JVM takes seconds); measuring starts once all are up.
+const backends = await Promise.allSettled(cfg.backends.map((name) => startBackend(name)));
+for (const [i, outcome] of backends.entries()) {
+  const name = cfg.backends[i] ?? 'sqlite';
+  if (outcome.status === 'rejected') {
+    results.errors.push({ backend: name, measure: 'start', message: String(outcome.reason) });
+    progress(`${name}: cannot start: ${String(outcome.reason)}`);
+    continue;
+  }
+  await measureBackend(outcome.value);
+}
+
+async function measureBackend(backend: BenchBackend): Promise<void> {
+  const info = { name: backend.name, where: backend.where, ...(await capabilitiesOf(backend)) };
+  results.backends.push(info);
+  progress(describeBackend(info));
+  const runs: Record<Measure, () => Promise<unknown>> = {
+    latency: () => benchLatency(backend, cfg).then((r) => results.latency.push(...r)),
+    throughput: () => benchThroughput(backend, cfg).then((r) => results.throughput.push(...r)),
+    recovery: () => benchRecovery(backend, cfg).then((r) => results.recovery.push(...r)),
+    scan: () => benchScan(backend, cfg).then((r) => results.scan.push(...r)),
+  };
+  try {
+    for (const measure of cfg.measures) {
+      try {
+        await runs[measure]();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        results.errors.push({ backend: backend.name, measure, message });
+        progress(`  ${measure} failed: ${message}`);
+      }
+    }
+  } finally {
+    await backend.stop().catch((error) => progress(`  cleanup failed: ${String(error)}`));
+  }
+}
+
+/** What the backend declares (read from a throwaway namespace); nothing when it cannot open. */
+async function capabilitiesOf(backend: BenchBackend) {
+  const ns = await backend.namespace().catch(() => undefined);
+  try {
+    if (!ns) return {};
+    const store = await openStore(ns.url);
+    const { sortedScan, wakeups } = store.capabilities;
+    await store.close();
+    return { sortedScan, wakeups };
+  } catch {
+    return {};
+  } finally {
+    await ns?.destroy().catch(() => undefined);
+  }
+}
+
+progress(`done in ${((Date.now() - started) / 1_000).toFixed(1)} s`);
+if (cfg.json) {
+  const rounded = (_: string, v: unknown) =>
+    typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1_000) / 1_000 : v;
+  process.stdout.write(`${JSON.stringify(results, rounded, 2)}\n`);
+} else {
+  process.stdout.write(`${textReport(results)}\n`);
+}
+if (cfg.out) {
+  const chart = chartFileFor(cfg.out);
+  mkdirSync(dirname(cfg.out), { recursive: true });
+  const title = `Scan cost against partitions, ${results.scan[0]?.txs.toLocaleString('en-US') ?? 0} transactions (10% runnable)`;
+  if (results.scan.length > 0) writeFileSync(chart, scanChart(results.scan, title));
+  writeFileSync(cfg.out, markdownReport(results, cfg, basename(chart)));
+  progress(`wrote ${cfg.out}${results.scan.length > 0 ? ` and ${chart}` : ''}`);
+}
+process.exitCode = results.errors.length > 0 ? 1 : 0;
