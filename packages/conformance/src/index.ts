@@ -19,6 +19,7 @@ import { scanTests } from './store/scan.js';
 import { stackTests } from './store/stack.js';
 import { wakeupTests } from './store/wakeups.js';
 
+export * from './engine/process-harness.js';
 export { Recorder, ScriptStep, script, scriptData, scriptStepType } from './engine/steps.js';
 export type { ConformanceTarget, StoreFixture } from './fixture.js';
 

@@ -1,3 +1,3 @@
-export * from './support.js';
 export { type RedisTestService, startRedis } from './redis-service.js';
-export { startZooKeeper } from './zookeeper-service.js';
+export * from './support.js';
+export { startZooKeeper, type ZooKeeperTestService } from './zookeeper-service.js';

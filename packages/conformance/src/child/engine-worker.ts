@@ -45,6 +45,14 @@ const store = await openChildStore(url as string, backendModule || undefined, {
   livenessTimeoutMs: liveness,
 });
 const fate = new Fate<void>({
+  onEvent: (type, e) => {
+    if (type === 'warning' && process.env.FATE_DEBUG)
+      console.error(
+        instanceId,
+        (e as { message: string }).message,
+        String((e as { error?: unknown }).error),
+      );
+  },
   store,
   env: undefined,
   steps: [procStepType],

@@ -1,48 +1,20 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type FateId, Status } from '@fate/core';
+import { Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, mapLimit, useFixture } from '../store/context.js';
+import {
+  overlappingRuns,
+  procStep,
+  readStepRuns,
+  startEngineWorker,
+  stopWorkers,
+} from './process-harness.js';
 
-const WORKER = fileURLToPath(new URL('../child/engine-worker.js', import.meta.url));
 const LIVENESS_MS = 2_000;
-
-interface Run {
-  readonly event: 'start' | 'end';
-  readonly instance: string;
-  readonly id: FateId;
-  readonly n: number;
-  readonly at: number;
-}
-
-function readLog(file: string): Run[] {
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [event, instance, id, n, at] = line.split(' ');
-      return { event, instance, id, n: Number(n), at: Number(at) } as Run;
-    });
-}
-
-function startWorker(
-  url: string,
-  name: string,
-  log: string,
-  backendModule = '',
-): Promise<ChildProcess> {
-  const child = fork(WORKER, [url, name, log, '8', String(LIVENESS_MS), backendModule], {
-    stdio: 'inherit',
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
-  });
-}
 
 export function processKillTests(target: ConformanceTarget): void {
   describe('real processes', () => {
@@ -57,92 +29,67 @@ export function processKillTests(target: ConformanceTarget): void {
       const dir = mkdtempSync(join(tmpdir(), 'fate-kill-'));
       const log = join(dir, 'steps.log');
       const children: ChildProcess[] = [];
+      const options = {
+        livenessMs: LIVENESS_MS,
+        ...(ctx.fixture.backendModule ? { backendModule: ctx.fixture.backendModule } : {}),
+      };
       try {
         for (const name of ['w1', 'w2', 'w3'])
-          children.push(await startWorker(url, name, log, ctx.fixture.backendModule));
+          children.push(await startEngineWorker(url, name, log, options));
         const ids = await mapLimit(
           Array.from({ length: 1_000 }),
           50,
-          async () =>
-            (
-              await ctx.store.seed({
-                step: { type: 'proc', state: { n: 1, total: 3, sleepMs: 5 } },
-                opName: 'proc',
-              })
-            ).id,
+          async () => (await ctx.store.seed({ step: procStep(3, 5), opName: 'proc' })).id,
         );
-        // kill w1 while it holds reservations
         await eventually(
           'w1 holds work',
           async () => {
             const held = await ctx.store.reservations();
             return (
               held.filter((r) => r.reservation.lockId === 'w1').length >= 3 &&
-              readLog(log).length > 600
+              readStepRuns(log).length > 300
             );
           },
           60_000,
         );
+        // kill first, then read what it held: a dead process cannot change its reservations,
+        // and they stay until its liveness lapses
+        const victim = children[0] as ChildProcess;
+        const exited = new Promise((r) => victim.once('exit', r));
+        victim.kill('SIGKILL');
+        const killedAt = Date.now();
+        await exited;
         const heldAtKill = new Set(
           (await ctx.store.reservations())
             .filter((r) => r.reservation.lockId === 'w1')
             .map((r) => r.id),
         );
-        children[0]?.kill('SIGKILL');
-        const killedAt = Date.now();
         await eventually(
           'all 1,000 finished',
-          async () => (await ctx.store.list({ statuses: [Status.SUCCESSFUL] })).length === 1_000,
+          async () => {
+            await new Promise((r) => setTimeout(r, 200)); // a list reads every record: poll gently
+            return (await ctx.store.list({ statuses: [Status.SUCCESSFUL] })).length === 1_000;
+          },
           120_000,
         );
 
-        const runs = readLog(log);
-        // no transaction was held by two live instances at once: step runs never overlap,
-        // except where a run of the killed instance was cut short (it ends at the kill)
-        const byId = new Map<
-          FateId,
-          Array<{ instance: string; n: number; start: number; end: number }>
-        >();
-        const open = new Map<string, Run>();
-        for (const r of runs) {
-          const key = `${r.instance} ${r.id} ${r.n}`;
-          if (r.event === 'start') open.set(key, r);
-          else {
-            const s = open.get(key);
-            open.delete(key);
-            if (!byId.has(r.id)) byId.set(r.id, []);
-            byId.get(r.id)?.push({ instance: r.instance, n: r.n, start: s?.at ?? r.at, end: r.at });
-          }
-        }
-        for (const s of open.values()) {
-          expect(s.instance, 'only the killed instance leaves unfinished steps').toBe('w1');
-          if (!byId.has(s.id)) byId.set(s.id, []);
-          byId.get(s.id)?.push({ instance: s.instance, n: s.n, start: s.at, end: killedAt });
-        }
+        const runs = readStepRuns(log);
+        // only the killed instance leaves unfinished runs, and they end at the kill
+        expect(runs.filter((r) => r.end === undefined && r.instance !== 'w1')).toEqual([]);
+        // no transaction was ever held by two live instances at once: runs never overlap
+        expect(overlappingRuns(runs, killedAt)).toEqual([]);
         let reruns = 0;
         for (const id of ids) {
-          const list = (byId.get(id) ?? []).sort((a, b) => a.start - b.start);
-          for (let i = 1; i < list.length; i++) {
-            const [prev, next] = [list[i - 1], list[i]];
-            if (prev && next && prev.instance !== next.instance)
-              expect(next.start).toBeGreaterThanOrEqual(prev.end);
-          }
-          const steps = new Set(list.map((r) => r.n));
-          expect(steps, id).toEqual(new Set([1, 2, 3]));
-          reruns += list.length - 3;
+          const mine = runs.filter((r) => r.id === id);
+          expect(new Set(mine.map((r) => r.n)), id).toEqual(new Set([1, 2, 3]));
+          reruns += mine.length - 3;
         }
         // only steps cut short by the kill run twice
         expect(reruns).toBeLessThanOrEqual(heldAtKill.size);
         // the killed instance's transactions resumed within the liveness timeout (+ a check period and a scan)
         const resumed = runs
-          .filter(
-            (r) =>
-              r.event === 'start' &&
-              r.instance !== 'w1' &&
-              heldAtKill.has(r.id) &&
-              r.at >= killedAt,
-          )
-          .map((r) => r.at);
+          .filter((r) => r.instance !== 'w1' && heldAtKill.has(r.id) && r.start >= killedAt)
+          .map((r) => r.start);
         expect(resumed.length).toBeGreaterThan(0);
         const recoveryMs = Math.min(...resumed) - killedAt;
         expect(recoveryMs).toBeLessThanOrEqual(LIVENESS_MS + 1_000);
@@ -150,14 +97,7 @@ export function processKillTests(target: ConformanceTarget): void {
           `${target.name}: recovery after SIGKILL ${recoveryMs} ms; ${heldAtKill.size} held at kill; ${reruns} step re-runs`,
         );
       } finally {
-        for (const c of children.slice(1)) c.kill('SIGTERM');
-        await Promise.all(
-          children
-            .slice(1)
-            .map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))),
-        );
-        for (const c of children)
-          if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+        await stopWorkers(children);
         rmSync(dir, { recursive: true, force: true });
       }
     });

@@ -64,7 +64,7 @@ export class Fate<Env = unknown> {
       heartbeatMs: this.#o.heartbeatMs ?? 1_000,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
       onEvent: this.#o.onEvent,
-      onChange: () => this.#finder.wake(),
+      onChange: () => this.#finder.rescan(),
     });
     this.#finder = new WorkFinder({
       store: this.#o.store,

@@ -24,6 +24,7 @@ export class WorkFinder {
   #loop: Promise<void> = Promise.resolve();
   #wake: (() => void) | undefined;
   #woken = false;
+  #stale = false;
 
   constructor(options: WorkFinderOptions) {
     this.#o = options;
@@ -34,8 +35,18 @@ export class WorkFinder {
     this.#loop = this.#run();
   }
 
-  /** Look again now (work was seeded, partitions changed, reservations were cleared). */
+  /** Look again as soon as the current scan is handed out (work was seeded). */
   wake(): void {
+    this.#woken = true;
+    this.#wake?.();
+  }
+
+  /**
+   * The last scan is out of date (the partition changed, dead reservations were cleared):
+   * stop handing out its ids and scan again now.
+   */
+  rescan(): void {
+    this.#stale = true;
     this.#woken = true;
     this.#wake?.();
   }
@@ -51,6 +62,7 @@ export class WorkFinder {
     let backoff = backoffMinMs;
     while (this.#running) {
       this.#woken = false;
+      this.#stale = false;
       let found = 0;
       let nextDeferralAt: number | undefined;
       try {
@@ -59,7 +71,7 @@ export class WorkFinder {
           const scan = await this.#o.scanner.scan(this.#o.store, partition);
           nextDeferralAt = scan.nextDeferralAt;
           for (const id of scan.ids) {
-            if (!this.#running) break;
+            if (!this.#running || this.#stale) break;
             if (!queue.has(id) && (await queue.offer(id))) found++;
           }
           this.#o.onEvent('scan', {

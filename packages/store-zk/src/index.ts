@@ -1,0 +1,16 @@
+export { ZkBackend } from './zk-backend.js';
+export {
+  DEFAULT_CHROOT,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_JUTE_MAX_BUFFER,
+  DEFAULT_OPERATION_TIMEOUT_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
+  parseZkUrl,
+  type ResolvedZkConfig,
+  resolveZkConfig,
+  type ZkConfig,
+} from './zk-config.js';
+export { bucketOf, bucketsFor } from './zk-layout.js';
+export { MARKER_GRACE_MS } from './zk-markers.js';
+export { ENVELOPE_RESERVE } from './zk-record.js';
+export { createStoreBackend, createZkBackend, createZkStore } from './zk-store.js';

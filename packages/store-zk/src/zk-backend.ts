@@ -1,0 +1,260 @@
+import {
+  type BackendScan,
+  type FateId,
+  type IdRange,
+  type NewRecord,
+  type RecordWrite,
+  type Reservation,
+  Status,
+  type StoreBackend,
+  type StoreCapabilities,
+  type StoredRecord,
+  sameReservation,
+} from '@fate/core';
+import { ZkClient } from './zk-client.js';
+import type { ResolvedZkConfig } from './zk-config.js';
+import { ZkLayout } from './zk-layout.js';
+import { ZkLiveness } from './zk-liveness.js';
+import { MARKER_GRACE_MS } from './zk-markers.js';
+import type { ZkStat } from './zk-native.js';
+import { ENVELOPE_RESERVE, isUnreadable } from './zk-record.js';
+import { ZkRecords } from './zk-records.js';
+import { ZkReservationIndex } from './zk-reserved.js';
+import { isRunnableStatus, ZkRunnableIndex } from './zk-runnable.js';
+import { ZkWakeups } from './zk-wakeups.js';
+
+/**
+ * The ZooKeeper backend: one znode per transaction under 256 buckets by id prefix, every
+ * change a compare-and-set on the znode version (the npm client has no multi-op), fenced
+ * on the stored reservation; marker indexes of runnable and of reserved records, so scans
+ * and the dead-reservation cleaner read only those; ephemeral liveness nodes with leases;
+ * wake-ups through one watched znode. See `ZkLayout` for the tree.
+ *
+ * @example
+ * const store = await openStore('zk://zk1:2181,zk2:2181/app/fate?sessionTimeout=10000');
+ */
+export class ZkBackend implements StoreBackend {
+  readonly capabilities: StoreCapabilities;
+  readonly config: ResolvedZkConfig;
+  readonly #client: ZkClient;
+  readonly #layout: ZkLayout;
+  readonly #records: ZkRecords;
+  readonly #runnable: ZkRunnableIndex;
+  readonly #reserved: ZkReservationIndex;
+  readonly #liveness: ZkLiveness;
+  readonly #wakeups: ZkWakeups;
+
+  constructor(config: ResolvedZkConfig) {
+    this.config = config;
+    this.capabilities = Object.freeze({
+      maxRecordBytes: config.juteMaxBuffer - ENVELOPE_RESERVE,
+      sortedScan: true,
+      wakeups: true,
+      multiProcess: true,
+    });
+    this.#client = new ZkClient(config);
+    this.#layout = new ZkLayout(config.chroot);
+    this.#records = new ZkRecords(this.#client, this.#layout, config.juteMaxBuffer);
+    this.#runnable = new ZkRunnableIndex(this.#client, this.#layout, this.#records);
+    this.#reserved = new ZkReservationIndex(this.#client, this.#layout, this.#records);
+    this.#liveness = new ZkLiveness(this.#client, this.#layout);
+    this.#wakeups = new ZkWakeups(this.#client, this.#layout.wakeup);
+  }
+
+  /** Connects and creates the chroot and the top-level nodes where missing. */
+  async open(): Promise<void> {
+    await this.#client.session();
+    if (await this.#client.exists(this.#layout.wakeup)) return;
+    await this.#client.mkdirp(this.#layout.root);
+    for (const path of this.#layout.skeleton) await this.#client.create(path, '', 0);
+  }
+
+  /** Ends the session: its ephemeral liveness nodes go with it. */
+  async close(): Promise<void> {
+    this.#wakeups.close();
+    await this.#client.close();
+  }
+
+  async insert(id: FateId, record: NewRecord): Promise<boolean> {
+    const stored: StoredRecord = { ...record, reservation: null, deferUntil: 0 };
+    const data = this.#records.encode(id, stored);
+    const runnable = isRunnableStatus(record.status);
+    const touchedAt = Date.now();
+    if (runnable) await this.#runnable.touch(id);
+    if (!(await this.#records.create(id, data))) return false;
+    if (runnable) await this.#retouchIfSlow(touchedAt, () => this.#runnable.touch(id));
+    if (record.status === Status.SUBMITTED) {
+      // The record is stored: a lost wake-up only delays other clients to their next scan,
+      // while failing here would make the caller seed the work twice.
+      await this.#wakeups.publish().catch(() => undefined);
+    }
+    return true;
+  }
+
+  async read(id: FateId): Promise<StoredRecord | undefined> {
+    return (await this.#records.read(id))?.record;
+  }
+
+  async tryReserve(
+    id: FateId,
+    reservation: Reservation,
+  ): Promise<StoredRecord | 'absent' | 'held'> {
+    let touchedAt: number | undefined;
+    const applied = await this.#records.update<StoredRecord | 'absent' | 'held'>(
+      id,
+      (current) => {
+        if (!current) return { result: 'absent' };
+        const record = current.record;
+        // Handed back unreserved: the guard cannot decode it and reports FATE_CORRUPT_DATA.
+        if (isUnreadable(record)) return { result: record };
+        if (record.reservation) {
+          return { result: sameReservation(record.reservation, reservation) ? record : 'held' };
+        }
+        const reserved = {
+          ...record,
+          reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
+        };
+        return { result: reserved, put: reserved };
+      },
+      {
+        // Touched only once the record is found free, so contention costs no writes; a
+        // retry touches again, as a repair may have judged the first touch stale.
+        beforeWrite: async () => {
+          await this.#reserved.touch(id, reservation);
+          touchedAt = Date.now();
+        },
+        // Free in this client's cache (a scan just read it): the marker's create goes out
+        // right before the record write, in one round trip.
+        pairedWrite: () => {
+          touchedAt = Date.now();
+          return this.#reserved.create(id, reservation);
+        },
+      },
+    );
+    if (touchedAt !== undefined) {
+      if (!applied.written) {
+        // Touched, then lost the race: the marker is this attempt's own, and stale.
+        await this.#reserved.remove(id, reservation).catch(() => undefined);
+      } else if (applied.paired !== undefined && applied.paired !== 'ok') {
+        // The reservation is stored: make sure of its marker now (a missing one only
+        // matters if this process dies holding it before it is released).
+        await this.#reserved.touch(id, reservation).catch(() => undefined);
+      } else {
+        await this.#retouchIfSlow(touchedAt, () => this.#reserved.touch(id, reservation));
+      }
+    }
+    return applied.result;
+  }
+
+  async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
+    let touchedAt: number | undefined;
+    const applied = await this.#records.update<boolean>(
+      id,
+      (current) => {
+        if (!current || !sameReservation(current.record.reservation, reservation))
+          return { result: false };
+        if (change.delete) return { result: true, remove: true };
+        const r = current.record;
+        return {
+          result: true,
+          put: {
+            status: change.status ?? r.status,
+            stack: change.stack ?? r.stack,
+            info: change.info ?? r.info,
+            reservation: change.release ? null : r.reservation,
+            deferUntil: change.release ? change.release.deferUntil : r.deferUntil,
+          },
+        };
+      },
+      {
+        beforeWrite: async (current, next) => {
+          // Becoming runnable: the marker must exist before the record says so.
+          if (next && isRunnableStatus(next.status) && !isRunnableStatus(current.record.status)) {
+            await this.#runnable.touch(id);
+            touchedAt = Date.now();
+          }
+        },
+        alongWrite: (current, next) =>
+          isRunnableStatus(current.record.status) && !(next && isRunnableStatus(next.status))
+            ? this.#runnable.stat(id)
+            : undefined,
+      },
+    );
+    if (!applied.result || !applied.before) return applied.result;
+    // The record is written: marker upkeep may fail without failing the write, as a stale
+    // marker only costs a read until a repair.
+    const upkeep: Array<Promise<unknown>> = [];
+    if (applied.removed || applied.written?.reservation === null) {
+      upkeep.push(this.#reserved.remove(id, reservation));
+    }
+    const seen = applied.along as ZkStat | undefined;
+    if (applied.removed) {
+      upkeep.push(this.#runnable.remove(id, applied.before.stat.mzxid + 1, seen));
+    } else if (applied.after) {
+      upkeep.push(this.#runnable.remove(id, applied.after.mzxid, seen));
+      if (touchedAt !== undefined) {
+        upkeep.push(this.#retouchIfSlow(touchedAt, () => this.#runnable.touch(id)));
+      }
+    }
+    await Promise.all(upkeep.map((p) => p.catch(() => undefined)));
+    return true;
+  }
+
+  async clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
+    const { result } = await this.#records.update<boolean>(id, (current) => {
+      if (!current || !sameReservation(current.record.reservation, reservation))
+        return { result: false };
+      return { result: true, put: { ...current.record, reservation: null } };
+    });
+    if (result) await this.#reserved.remove(id, reservation).catch(() => undefined);
+    return result;
+  }
+
+  /** Every record: lists all 256 buckets and reads each record (pipelined). */
+  async list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
+    const all = await this.#records.all();
+    return statuses ? all.filter(({ record }) => statuses.has(record.status as Status)) : all;
+  }
+
+  scanRunnable(range: IdRange | undefined, now: number): Promise<BackendScan> {
+    return this.#runnable.scan(range, now);
+  }
+
+  /** The reserved records, found through the reservation markers. */
+  reservations(): Promise<Array<{ id: string; reservation: Reservation }>> {
+    return this.#reserved.list();
+  }
+
+  heartbeat(instanceId: string, timeoutMs: number): Promise<void> {
+    return this.#liveness.heartbeat(instanceId, timeoutMs);
+  }
+
+  removeInstance(instanceId: string): Promise<void> {
+    return this.#liveness.remove(instanceId);
+  }
+
+  liveInstances(now: number): Promise<string[]> {
+    return this.#liveness.live(now);
+  }
+
+  subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
+    return this.#wakeups.subscribe(listener);
+  }
+
+  /**
+   * Test hook: replaces one stored field of `id` with bytes that do not decode, behind
+   * the guard's back (the record stays a well-formed znode).
+   */
+  async corrupt(id: FateId, field: 'status' | 'stack' | 'info'): Promise<void> {
+    await this.#records.update(id, (current) =>
+      current
+        ? { result: undefined, put: { ...current.record, [field]: '{not json' } }
+        : { result: undefined },
+    );
+  }
+
+  /** A writer slower than half the grace period touches its marker again after writing. */
+  async #retouchIfSlow(touchedAt: number, touch: () => Promise<void>): Promise<void> {
+    if (Date.now() - touchedAt > MARKER_GRACE_MS / 2) await touch();
+  }
+}

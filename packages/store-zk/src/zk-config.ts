@@ -1,0 +1,158 @@
+import { FateError, FateErrorCode, invalidArgument } from '@fate/core';
+
+/** Where and how to reach ZooKeeper. */
+export interface ZkConfig {
+  /** The ensemble: `host:port[,host:port…]` (port 2181 when omitted). */
+  readonly connect: string;
+  /** The znode all of this store's data lives under, created if missing. Default `/fate`. */
+  readonly chroot?: string;
+  /**
+   * The ZooKeeper session timeout, ms (the server clamps it to 2–20 ticks unless it is
+   * configured otherwise). Default 10,000.
+   */
+  readonly sessionTimeoutMs?: number;
+  /** How long opening a session may take before `FATE_STORE_UNAVAILABLE`, ms. Default 5,000. */
+  readonly connectTimeoutMs?: number;
+  /** How long one request may wait for its answer before `FATE_STORE_UNAVAILABLE`, ms. Default 5,000. */
+  readonly operationTimeoutMs?: number;
+  /**
+   * The servers' `jute.maxbuffer`, bytes: no request may be larger (default 1,048,575,
+   * ZooKeeper's default). The declared record limit is derived from it.
+   */
+  readonly juteMaxBuffer?: number;
+}
+
+/** A validated config with every default filled in, frozen. */
+export interface ResolvedZkConfig {
+  readonly connect: string;
+  readonly chroot: string;
+  readonly sessionTimeoutMs: number;
+  readonly connectTimeoutMs: number;
+  readonly operationTimeoutMs: number;
+  readonly juteMaxBuffer: number;
+}
+
+export const DEFAULT_CHROOT = '/fate';
+export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
+/** ZooKeeper's default `jute.maxbuffer` (0xfffff), the largest request a server accepts. */
+export const DEFAULT_JUTE_MAX_BUFFER = 1_048_575;
+
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
+// ZooKeeper refuses these characters in node names.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are the point
+const BAD_NODE_CHARS = /[\u0000-\u001f\u007f-\u009f\ud800-\uf8ff\ufff0-\uffff]/u;
+
+/** The normalized ensemble string, or a reason it is not one. */
+function checkConnect(connect: string): string | { error: string } {
+  const hosts = connect.split(',');
+  const out: string[] = [];
+  for (const host of hosts) {
+    const match = HOST.exec(host);
+    const port = match?.[1] === undefined ? 2181 : Number(match[1]);
+    if (!match || port < 1 || port > 65_535) return { error: `bad host "${host}"` };
+    out.push(match[1] === undefined ? `${host}:2181` : host);
+  }
+  return out.join(',');
+}
+
+/** The normalized chroot (absolute, no trailing slash), or a reason it is not one. */
+function checkChroot(chroot: string): string | { error: string } {
+  const trimmed = chroot.replace(/\/+$/, '');
+  if (trimmed === '') return DEFAULT_CHROOT;
+  if (!trimmed.startsWith('/')) return { error: 'the chroot must be an absolute path' };
+  const parts = trimmed.slice(1).split('/');
+  for (const part of parts) {
+    if (part === '' || part === '.' || part === '..' || BAD_NODE_CHARS.test(part)) {
+      return { error: `bad chroot path segment "${part}"` };
+    }
+  }
+  if (parts[0] === 'zookeeper') return { error: '/zookeeper is reserved by ZooKeeper' };
+  return trimmed;
+}
+
+const PARAMS: Record<string, keyof ZkConfig> = {
+  sessionTimeout: 'sessionTimeoutMs',
+  connectTimeout: 'connectTimeoutMs',
+  operationTimeout: 'operationTimeoutMs',
+  juteMaxBuffer: 'juteMaxBuffer',
+};
+
+function badUrl(url: unknown, why: string): FateError {
+  return new FateError(
+    FateErrorCode.BAD_URL,
+    `not a ZooKeeper store URL: ${JSON.stringify(url)}: ${why} ` +
+      '(try zk://host:2181/fate or zk://h1:2181,h2:2181/fate?sessionTimeout=10000)',
+  );
+}
+
+/**
+ * Parses `zk://host:port[,host:port…]/chroot[?sessionTimeout=ms&connectTimeout=ms&
+ * operationTimeout=ms&juteMaxBuffer=bytes]`. The chroot defaults to `/fate`. Anything
+ * else is a `FateError` with code `FATE_BAD_URL`.
+ */
+export function parseZkUrl(url: string): ZkConfig {
+  const match =
+    typeof url === 'string' ? /^zk:\/\/([^/?#]+)([^?#]*)(?:\?([^#]*))?$/i.exec(url) : null;
+  if (!match) throw badUrl(url, 'expected zk://host:port[,host:port]/chroot');
+  const connect = checkConnect(match[1] as string);
+  if (typeof connect !== 'string') throw badUrl(url, connect.error);
+  const chroot = checkChroot(match[2] ?? '');
+  if (typeof chroot !== 'string') throw badUrl(url, chroot.error);
+  const config: Record<string, unknown> = { connect, chroot };
+  for (const [name, value] of new URLSearchParams(match[3] ?? '')) {
+    const key = PARAMS[name];
+    if (!key)
+      throw badUrl(url, `unknown parameter "${name}" (known: ${Object.keys(PARAMS).join(', ')})`);
+    if (!/^\d{1,9}$/.test(value) || Number(value) < 1) {
+      throw badUrl(url, `${name} must be a positive integer`);
+    }
+    config[key] = Number(value);
+  }
+  return config as unknown as ZkConfig;
+}
+
+function positive(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || (value as number) < 1)
+    throw invalidArgument(`${name} must be a positive integer`);
+  return value as number;
+}
+
+/** Validates `config` (a programmer mistake is a `TypeError`), fills defaults, freezes. */
+export function resolveZkConfig(config: ZkConfig): ResolvedZkConfig {
+  if (typeof config !== 'object' || config === null || typeof config.connect !== 'string') {
+    throw invalidArgument('a ZooKeeper store needs a config { connect: "host:port[,host:port]" }');
+  }
+  const connect = checkConnect(config.connect);
+  if (typeof connect !== 'string')
+    throw invalidArgument(`bad ZooKeeper connect string: ${connect.error}`);
+  if (config.chroot !== undefined && typeof config.chroot !== 'string') {
+    throw invalidArgument('chroot must be a string');
+  }
+  const chroot = checkChroot(config.chroot ?? DEFAULT_CHROOT);
+  if (typeof chroot !== 'string') throw invalidArgument(`bad chroot: ${chroot.error}`);
+  const juteMaxBuffer = positive('juteMaxBuffer', config.juteMaxBuffer, DEFAULT_JUTE_MAX_BUFFER);
+  if (juteMaxBuffer < 64 * 1024) throw invalidArgument('juteMaxBuffer must be at least 65536');
+  return Object.freeze({
+    connect,
+    chroot,
+    sessionTimeoutMs: positive(
+      'sessionTimeoutMs',
+      config.sessionTimeoutMs,
+      DEFAULT_SESSION_TIMEOUT_MS,
+    ),
+    connectTimeoutMs: positive(
+      'connectTimeoutMs',
+      config.connectTimeoutMs,
+      DEFAULT_CONNECT_TIMEOUT_MS,
+    ),
+    operationTimeoutMs: positive(
+      'operationTimeoutMs',
+      config.operationTimeoutMs,
+      DEFAULT_OPERATION_TIMEOUT_MS,
+    ),
+    juteMaxBuffer,
+  });
+}

@@ -1,0 +1,70 @@
+import type { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+
+// The narrow slice of the `zookeeper` package (the C-client binding) this backend uses.
+// Its callback methods are used rather than its promise wrappers: those reject with
+// messages that embed every argument (a 1 MB payload included) instead of a result code.
+
+/** A znode's metadata, as the binding reports it. */
+export interface ZkStat {
+  readonly czxid: number;
+  readonly mzxid: number;
+  /** Last modification, server clock. */
+  readonly mtime: Date | number;
+  readonly version: number;
+  readonly ephemeralOwner: string;
+  /** True when the node is ephemeral and owned by the session that read it. */
+  readonly createdInThisSession?: boolean;
+  readonly dataLength: number;
+  readonly numChildren: number;
+}
+
+export type RcCallback<T extends unknown[]> = (rc: number, error: string, ...result: T) => void;
+export type WatchCallback = (type: number, state: number, path: string) => void;
+
+/** One native ZooKeeper handle (one session). Never touched again after its `close` event. */
+export interface NativeZk extends EventEmitter {
+  init(config: object): this;
+  close(): void;
+  readonly client_id: string;
+  a_create(path: string, data: Buffer | string, flags: number, cb: RcCallback<[string]>): number;
+  a_exists(path: string, watch: boolean, cb: RcCallback<[ZkStat]>): number;
+  a_get(path: string, watch: boolean, cb: RcCallback<[ZkStat, Buffer]>): number;
+  aw_get(path: string, watch: WatchCallback, cb: RcCallback<[ZkStat, Buffer]>): number;
+  a_get_children(path: string, watch: boolean, cb: RcCallback<[string[]]>): number;
+  a_set(path: string, data: Buffer | string, version: number, cb: RcCallback<[ZkStat]>): number;
+  a_delete_(path: string, version: number, cb: RcCallback<[]>): number;
+}
+
+type NativeZkClass = new (config: object) => NativeZk;
+
+/** Result codes of the C client (zookeeper.h). */
+export const Rc = {
+  OK: 0,
+  CONNECTIONLOSS: -4,
+  MARSHALLINGERROR: -5,
+  OPERATIONTIMEOUT: -7,
+  BADARGUMENTS: -8,
+  INVALIDSTATE: -9,
+  NONODE: -101,
+  NOAUTH: -102,
+  BADVERSION: -103,
+  NODEEXISTS: -110,
+  NOTEMPTY: -111,
+  SESSIONEXPIRED: -112,
+  CLOSING: -116,
+} as const;
+
+/** Node creation flags. */
+export const CreateFlag = { PERSISTENT: 0, EPHEMERAL: 1 } as const;
+
+/** Watch event types. */
+export const WatchEvent = { CREATED: 1, DELETED: 2, CHANGED: 3, CHILD: 4, SESSION: -1 } as const;
+
+let loaded: NativeZkClass | undefined;
+
+/** Loads the binding on first use, so URL parsing works without the native module. */
+export function nativeZooKeeper(): NativeZkClass {
+  loaded ??= createRequire(import.meta.url)('zookeeper') as NativeZkClass;
+  return loaded;
+}

@@ -1,0 +1,52 @@
+import type { ReadRecord } from './zk-records.js';
+
+/** Bytes of record data the cache may hold. */
+const BUDGET_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The last version this client saw of the records it is about to write: those it holds
+ * reserved, and runnable ones its scans just found free. A holder's writes follow each
+ * other (reserve, set status, push, push, release), and a scan is followed by reserving
+ * what it found, so each write can be a single `set` conditional on the cached version
+ * instead of a read and a set: if that version is still current, the cached record is
+ * exactly what is stored, and the fence check made on it holds. Any other outcome falls
+ * back to reading the record.
+ */
+export class ZkRecordCache {
+  readonly #entries = new Map<string, ReadRecord>();
+  #bytes = 0;
+
+  get(id: string): ReadRecord | undefined {
+    return this.#entries.get(id);
+  }
+
+  /** Remembers what was just written, while the record is reserved; forgets it otherwise. */
+  wrote(id: string, written: ReadRecord): void {
+    this.forget(id);
+    if (written.record.reservation) this.#keep(id, written);
+  }
+
+  /** Remembers a free record a scan found, likely to be reserved next. */
+  saw(id: string, read: ReadRecord): void {
+    this.forget(id);
+    this.#keep(id, read);
+  }
+
+  #keep(id: string, entry: ReadRecord): void {
+    this.#entries.set(id, entry);
+    this.#bytes += entry.stat.dataLength;
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#bytes <= BUDGET_BYTES) break;
+      this.#entries.delete(oldest);
+      this.#bytes -= entry.stat.dataLength;
+    }
+  }
+
+  /** Forgets `id`, or only the given entry when it is still the one cached. */
+  forget(id: string, entry?: ReadRecord): void {
+    const cached = this.#entries.get(id);
+    if (!cached || (entry && cached !== entry)) return;
+    this.#entries.delete(id);
+    this.#bytes -= cached.stat.dataLength;
+  }
+}

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import type { StoreFixture } from '@fate/conformance';
+import { createFatesStore } from '@fate/core';
+import { createStoreBackend, parseZkUrl } from '@fate/store-zk';
+import ZooKeeper from 'zookeeper';
+
+/** A raw client of the `zookeeper` package, for looking behind the backend's back. */
+export async function rawClient(serviceUrl: string): Promise<ZooKeeper> {
+  const { connect } = parseZkUrl(`${serviceUrl}/x`);
+  const zk = new ZooKeeper({
+    connect,
+    timeout: 10_000,
+    debug_level: 0,
+    response_counter_limit: 1_000_000,
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no ZooKeeper session with ${connect}`)),
+      10_000,
+    );
+    zk.once('connect', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    zk.init({});
+  });
+  return zk;
+}
+
+/** Deletes `path` and everything under it, children first. */
+export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
+  let children: string[];
+  try {
+    children = await zk.get_children(path, false);
+  } catch {
+    return; // gone already
+  }
+  await Promise.all(children.map((child) => removeTree(zk, `${path}/${child}`)));
+  await zk.delete_(path, -1).catch(() => undefined);
+}
+
+/**
+ * One conformance fixture: a fresh chroot `/fate-test-<uuid>` on the service; every `open`
+ * is a new client with its own session; `corrupt` goes through an admin backend on the same
+ * chroot; `destroy` removes the chroot.
+ */
+export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
+  const chroot = `/fate-test-${randomUUID()}`;
+  const url = `${serviceUrl}${chroot}`;
+  const admin = createStoreBackend(url);
+  await admin.open();
+  return {
+    url,
+    open: (options) => createFatesStore(createStoreBackend(url), options),
+    corrupt: (id, field) => admin.corrupt(id, field),
+    async destroy() {
+      await admin.close();
+      const zk = await rawClient(serviceUrl);
+      try {
+        await removeTree(zk, chroot);
+      } finally {
+        zk.close();
+      }
+    },
+  };
+}

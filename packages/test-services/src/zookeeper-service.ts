@@ -1,0 +1,238 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
+
+/** A ZooKeeper for tests; one the tests started can also be frozen for a while. */
+export interface ZooKeeperTestService extends TestService {
+  /**
+   * Freezes the server for `downMs` (SIGSTOP/SIGCONT; a container is paused), as a hung or
+   * partitioned server: clients see their requests time out and their connection lost, and
+   * with `downMs` past their session timeout the server expires their sessions as soon as
+   * it runs again. Throws for a ZooKeeper the tests did not start.
+   */
+  pause(downMs: number): Promise<void>;
+}
+
+const run = promisify(execFile);
+
+/** The Debian package's jars (`apt-get install zookeeper`); the manifest names the rest. */
+const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
+const CLASSPATH = [
+  ZOOKEEPER_JAR,
+  '/usr/share/java/zookeeper-jute.jar',
+  '/usr/share/java/slf4j-api.jar',
+  '/usr/share/java/slf4j-simple.jar',
+  '/usr/share/java/netty-handler.jar',
+  '/usr/share/java/netty-transport-native-epoll.jar',
+].join(':');
+
+/** Short ticks so tests may use session timeouts from 1 s (the minimum is 2 ticks). */
+const TICK_MS = 500;
+
+const NOT_FOUND =
+  'ZooKeeper tests need a ZooKeeper server and none could be started: install one with ' +
+  '`apt-get install -y zookeeper default-jre-headless` (the tests start their own server on a ' +
+  'free port from /usr/share/java/zookeeper.jar), or set FATE_ZK_CONNECT=host:port[,host:port] ' +
+  'to a ZooKeeper the tests may write to, or run a Docker engine.';
+
+/**
+ * Starts a ZooKeeper for tests and returns its `zk://host:port` URL (no chroot: each test
+ * adds its own). `FATE_ZK_CONNECT` when set (never stopped); else a private server from
+ * the Debian `zookeeper` package on a free port with a fresh data dir; else `zookeeper:3.8`
+ * in Docker (testcontainers). Throws one clear Error when none of these is possible.
+ */
+export async function startZooKeeper(): Promise<ZooKeeperTestService> {
+  const external = process.env.FATE_ZK_CONNECT;
+  if (external) {
+    return {
+      url: `zk://${external}`,
+      stop: async () => undefined,
+      pause: async () => {
+        throw new Error(
+          'cannot pause the ZooKeeper of FATE_ZK_CONNECT; unset it to let tests start their own',
+        );
+      },
+    };
+  }
+  if (existsSync(ZOOKEEPER_JAR) && hasBinary('java')) return startLocalZooKeeper();
+  if (hasDockerEngine()) return startDockerZooKeeper();
+  throw new Error(NOT_FOUND);
+}
+
+/**
+ * True when the server answers the `srvr` four-letter command with its mode: it is then
+ * serving clients (`ruok` answers `imok` before the server is ready).
+ */
+function serving(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    let reply = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('connect', () => socket.write('srvr'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+    });
+    socket.on('end', () => done(reply.includes('Mode:')));
+  });
+}
+
+function zooCfg(port: number, dataDir: string): string {
+  return [
+    `tickTime=${TICK_MS}`,
+    `minSessionTimeout=${2 * TICK_MS}`,
+    'maxSessionTimeout=60000',
+    `dataDir=${dataDir}`,
+    `clientPort=${port}`,
+    'clientPortAddress=127.0.0.1',
+    'maxClientCnxns=0',
+    'admin.enableServer=false',
+    '4lw.commands.whitelist=srvr,ruok,stat,cons',
+    // Tests need speed, not durability against power loss.
+    'forceSync=no',
+    '',
+  ].join('\n');
+}
+
+async function startLocalZooKeeper(): Promise<ZooKeeperTestService> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'fate-zk-'));
+  const dataDir = join(dir, 'data');
+  const cfg = join(dir, 'zoo.cfg');
+  writeFileSync(cfg, zooCfg(port, dataDir));
+  const args = [
+    '-Xmx256m',
+    '-XX:+UseSerialGC',
+    // The JIT's first tier starts fastest on small test machines.
+    '-XX:TieredStopAtLevel=1',
+    '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
+    '-Dzookeeper.admin.enableServer=false',
+    '-cp',
+    CLASSPATH,
+    'org.apache.zookeeper.server.ZooKeeperServerMain',
+    cfg,
+  ];
+  let child: ChildProcess | undefined;
+  let stopped = false;
+  // If the test process dies without stop(), the server must not outlive it.
+  const onExit = () => {
+    child?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('exit', onExit);
+
+  const launch = async () => {
+    const proc = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = proc;
+    let output = '';
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-4_000);
+    };
+    proc.stdout?.on('data', keep);
+    proc.stderr?.on('data', keep);
+    let exited = false;
+    proc.once('exit', () => {
+      exited = true;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!exited && Date.now() < deadline) {
+      if (await serving('127.0.0.1', port)) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    proc.kill('SIGKILL');
+    child = undefined;
+    throw new Error(
+      `ZooKeeper on port ${port} did not start (${exited ? 'it exited' : 'no answer'}):\n${output}`,
+    );
+  };
+
+  const halt = async () => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  try {
+    await launch();
+  } catch (err) {
+    process.off('exit', onExit);
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    url: `zk://127.0.0.1:${port}`,
+    async pause(downMs) {
+      const proc = child;
+      if (stopped || !proc) throw new Error('this ZooKeeper was stopped');
+      proc.kill('SIGSTOP');
+      try {
+        await new Promise((r) => setTimeout(r, downMs));
+      } finally {
+        proc.kill('SIGCONT');
+      }
+      await waitFor(`ZooKeeper on port ${port} after a pause`, () => serving('127.0.0.1', port));
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await halt();
+      process.off('exit', onExit);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function startDockerZooKeeper(): Promise<ZooKeeperTestService> {
+  const { GenericContainer } = await import('testcontainers');
+  const port = await freePort();
+  const container = await new GenericContainer('zookeeper:3.8')
+    .withEnvironment({
+      ZOO_TICK_TIME: String(TICK_MS),
+      ZOO_CFG_EXTRA: `minSessionTimeout=${2 * TICK_MS} maxSessionTimeout=60000 forceSync=no`,
+      ZOO_4LW_COMMANDS_WHITELIST: 'srvr,ruok,stat,cons',
+      ZOO_ADMINSERVER_ENABLED: 'false',
+    })
+    .withExposedPorts({ container: 2181, host: port })
+    .start();
+  const host = container.getHost();
+  let stopped = false;
+  const ready = () =>
+    waitFor(`ZooKeeper container on port ${port}`, () => serving(host, port), 30_000);
+  try {
+    await ready();
+  } catch (err) {
+    await container.stop();
+    throw err;
+  }
+  return {
+    url: `zk://${host}:${port}`,
+    async pause(downMs) {
+      if (stopped) throw new Error('this ZooKeeper was stopped');
+      await run('docker', ['pause', container.getId()]);
+      try {
+        await new Promise((r) => setTimeout(r, downMs));
+      } finally {
+        await run('docker', ['unpause', container.getId()]);
+      }
+      await ready();
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await container.stop();
+    },
+  };
+}
