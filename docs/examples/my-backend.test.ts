@@ -1,10 +1,11 @@
 // A backend author's whole conformance test file (vitest): both shared suites, unchanged.
-import { createFatesStore, type FateId, MemoryBackend } from '@fate/core';
+
 import {
   type ConformanceTarget,
   runEngineConformance,
   runStoreConformance,
 } from '@fate/conformance';
+import { createFatesStore, type FateId, MemoryBackend } from '@fate/core';
 
 const target: ConformanceTarget = {
   name: 'my-store',
