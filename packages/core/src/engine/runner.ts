@@ -40,6 +40,12 @@ export async function runTransaction<Env>(
     await fate.unreserve(); // stale scan: finished or not yet submitted
     return 'released';
   }
+  const waitMs = fate.deferUntil - Date.now();
+  if (waitMs > 0) {
+    // a scan that raced the deferral named it: keep the deferral
+    await fate.unreserve(waitMs);
+    return 'deferred';
+  }
   let current = status;
   let repo: Repo<Env>;
   try {

@@ -27,6 +27,12 @@ export type TxChange =
 export interface FateStore {
   readonly id: FateId;
   readonly reservation: Reservation;
+  /**
+   * The stored deferral when it was reserved (epoch ms, 0 = none). Work finders skip
+   * deferred transactions, but a scan answered just before a deferral was stored can still
+   * name one: the engine checks this after reserving.
+   */
+  readonly deferUntil: number;
   /** False once unreserved, deleted, or a write found the reservation gone. */
   readonly isReserved: boolean;
 

@@ -132,7 +132,7 @@ class GuardedFatesStore implements FatesStore {
       await this.#call('tryReserve', (b) => b.clearReservation(id, reservation));
       throw err;
     }
-    return new ReservedFate(this.#host, id, reservation, status, got.stack, got.info);
+    return new ReservedFate(this.#host, id, reservation, status, got);
   }
 
   async reserve(id: FateId, options: ReserveOptions = {}): Promise<FateStore> {

@@ -2,7 +2,7 @@ import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { ALLOWED, isStoredStatus, type Status } from '../status.js';
 import type { StepData } from '../step.js';
-import type { RecordWrite } from './backend.js';
+import type { RecordWrite, StoredRecord } from './backend.js';
 import { checkInfoKey, checkStep, decodeInfo, decodeStack, encodeJson } from './codec.js';
 import type { FateStore, TxChange } from './fate-store.js';
 import { MAX_STACK_DEPTH } from './limits.js';
@@ -34,6 +34,7 @@ interface Draft {
 export class ReservedFate implements FateStore {
   readonly id: FateId;
   readonly reservation: Reservation;
+  readonly deferUntil: number;
   readonly #host: HandleHost;
   #status: Status;
   #stackText: string;
@@ -48,15 +49,15 @@ export class ReservedFate implements FateStore {
     id: FateId,
     reservation: Reservation,
     status: Status,
-    stackText: string,
-    infoText: string,
+    record: Pick<StoredRecord, 'stack' | 'info' | 'deferUntil'>,
   ) {
     this.#host = host;
     this.id = id;
     this.reservation = reservation;
+    this.deferUntil = record.deferUntil;
     this.#status = status;
-    this.#stackText = stackText;
-    this.#infoText = infoText;
+    this.#stackText = record.stack;
+    this.#infoText = record.info;
   }
 
   get isReserved(): boolean {
