@@ -1,15 +1,20 @@
 import { type IdRange, invalidArgument } from '@fate/core';
 
-/** The 256 bucket names, `00` … `ff`, in order. */
+/** The 256 bucket names of the records, `00` … `ff`, in order. */
 export const BUCKETS: readonly string[] = Array.from({ length: 256 }, (_, i) =>
   i.toString(16).padStart(2, '0'),
 );
 
-// The smallest and largest ids a bucket can hold (ids are lowercase UUIDs).
-const LOWEST_REST = '000000-0000-0000-0000-000000000000';
-const HIGHEST_REST = 'ffffff-ffff-ffff-ffff-ffffffffffff';
+/**
+ * The 16 bucket names of the runnable markers, `0` … `f`: the marker index is small (only
+ * runnable work), so a full scan lists 16 nodes, not 256, and each of up to 16 range
+ * partitions still lists only its own.
+ */
+export const MARKER_BUCKETS: readonly string[] = Array.from({ length: 16 }, (_, i) =>
+  i.toString(16),
+);
 
-/** The bucket of an id: its first two hex digits. */
+/** The record bucket of an id: its first two hex digits. */
 export function bucketOf(id: string): string {
   if (typeof id !== 'string' || !/^[0-9a-f]{2}[0-9a-f-]*$/.test(id)) {
     throw invalidArgument(`not a fate id: ${JSON.stringify(id)}`);
@@ -17,16 +22,28 @@ export function bucketOf(id: string): string {
   return id.slice(0, 2);
 }
 
+/** The marker bucket of an id: its first hex digit. */
+export function markerBucketOf(id: string): string {
+  return bucketOf(id).slice(0, 1);
+}
+
+// The smallest and largest ids (lowercase UUIDs); a bucket's ids share its prefix.
+const LOWEST_ID = '00000000-0000-0000-0000-000000000000';
+const HIGHEST_ID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
 /**
- * The buckets that can hold ids of `range` (`start` inclusive, `end` exclusive), in
- * order: a range scan lists only these, a full scan all 256.
+ * The buckets (record buckets, or with `MARKER_BUCKETS` marker buckets) that can hold ids
+ * of `range` (`start` inclusive, `end` exclusive), in order: a range scan lists only these.
  */
-export function bucketsFor(range: IdRange | undefined): string[] {
-  if (!range) return [...BUCKETS];
-  return BUCKETS.filter(
+export function bucketsFor(
+  range: IdRange | undefined,
+  buckets: readonly string[] = BUCKETS,
+): string[] {
+  if (!range) return [...buckets];
+  return buckets.filter(
     (b) =>
-      (range.start === undefined || b + HIGHEST_REST >= range.start) &&
-      (range.end === undefined || b + LOWEST_REST < range.end),
+      (range.start === undefined || b + HIGHEST_ID.slice(b.length) >= range.start) &&
+      (range.end === undefined || b + LOWEST_ID.slice(b.length) < range.end),
   );
 }
 
@@ -35,7 +52,7 @@ export function bucketsFor(range: IdRange | undefined): string[] {
  *
  * ```
  * <chroot>/txs/<bucket>/<id>        one znode per transaction (the record)
- * <chroot>/runnable/<bucket>/<id>   empty marker: the record may be runnable (a hint)
+ * <chroot>/runnable/<digit>/<id>    empty marker: the record may be runnable (a hint)
  * <chroot>/reserved/<id>+<uuid>     empty marker: the record may hold reservation <uuid>
  * <chroot>/instances/i-<id>         ephemeral liveness node, data = lease expiry
  * <chroot>/wakeup                   touched when SUBMITTED work is inserted; watched
@@ -77,7 +94,7 @@ export class ZkLayout {
   }
 
   marker(id: string): string {
-    return `${this.runnable}/${bucketOf(id)}/${id}`;
+    return `${this.runnable}/${markerBucketOf(id)}/${id}`;
   }
 
   /** One marker per reservation: its holder removes exactly its own, with no race. */

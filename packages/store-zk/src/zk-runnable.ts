@@ -6,7 +6,7 @@ import {
   type Status,
 } from '@fate/core';
 import type { ZkClient } from './zk-client.js';
-import { bucketOf, bucketsFor, type ZkLayout } from './zk-layout.js';
+import { bucketsFor, MARKER_BUCKETS, markerBucketOf, type ZkLayout } from './zk-layout.js';
 import { removeMarker, repairMarker, touchMarker } from './zk-markers.js';
 import type { ZkStat } from './zk-native.js';
 import { PIPELINE_DEPTH, pipelined, type ZkRecords } from './zk-records.js';
@@ -17,8 +17,8 @@ export function isRunnableStatus(status: string): boolean {
 }
 
 /**
- * The runnable hint index: an empty marker znode `runnable/<bucket>/<id>` for every record
- * whose status is runnable, so a scan lists the markers of its buckets and reads only those
+ * The runnable hint index: an empty marker znode `runnable/<digit>/<id>` for every record
+ * whose status is runnable, so a scan lists the markers of its (16) buckets and reads only those
  * records, not every finished transaction. Upkeep follows the marker rules of
  * `zk-markers.ts`: touched before a record becomes runnable, removed after it stops being.
  */
@@ -38,7 +38,7 @@ export class ZkRunnableIndex {
     return touchMarker(
       this.#client,
       this.#layout.marker(id),
-      this.#layout.markerBucket(bucketOf(id)),
+      this.#layout.markerBucket(markerBucketOf(id)),
     );
   }
 
@@ -58,7 +58,7 @@ export class ZkRunnableIndex {
    * records that are gone or not runnable are repaired on the way.
    */
   async scan(range: IdRange | undefined, now: number): Promise<BackendScan> {
-    const buckets = bucketsFor(range);
+    const buckets = bucketsFor(range, MARKER_BUCKETS);
     const lists = await pipelined(buckets, PIPELINE_DEPTH, (b) =>
       this.#client.children(this.#layout.markerBucket(b)),
     );

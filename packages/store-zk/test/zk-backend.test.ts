@@ -13,6 +13,7 @@ import {
   bucketsFor,
   createStoreBackend,
   createZkStore,
+  MARKER_BUCKETS,
   parseZkUrl,
   resolveZkConfig,
   type ZkBackend,
@@ -126,6 +127,15 @@ describe('zk:// URLs and config', () => {
     expect(bucketsFor({ start: '4a80', end: '4b000001' })).toEqual(['4a', '4b']);
     expect(bucketsFor({ end: '00000000' })).toEqual([]);
     expect(bucketsFor({ start: 'ff' })).toEqual(['ff']);
+    // the runnable markers use 16 buckets: a full scan lists 16, partition 3 of 16 one
+    expect(bucketsFor(undefined, MARKER_BUCKETS)).toHaveLength(16);
+    expect(bucketsFor(partitionRange({ partition: 3, total: 16 }), MARKER_BUCKETS)).toEqual(['3']);
+    expect(bucketsFor(partitionRange({ partition: 1, total: 4 }), MARKER_BUCKETS)).toEqual([
+      '4',
+      '5',
+      '6',
+      '7',
+    ]);
   });
 
   it('fails promptly with FATE_STORE_UNAVAILABLE when no server answers', async () => {
@@ -214,14 +224,15 @@ describe('ZkBackend against ZooKeeper', () => {
     expect(quarter.ids).toEqual([...inQuarter].sort());
     expect(quarter.itemsRead).toBe(2 * inQuarter.length);
 
-    // a range inside one bucket lists that bucket's markers and reads only the ids in range
+    // a range inside one marker bucket (first hex digit) lists that bucket's markers and
+    // reads only the records in range
     const sample = [...ids].sort()[100] as FateId;
     const bucket = sample.slice(0, 2);
-    const sameBucket = ids.filter((id) => id.startsWith(bucket));
+    const sameMarkerBucket = ids.filter((id) => id[0] === sample[0]);
     const narrow = await store.scanRunnable({ start: sample, end: `${bucket}ffffffff` });
-    const expected = sameBucket.filter((id) => id >= sample).sort();
+    const expected = ids.filter((id) => id.startsWith(bucket) && id >= sample).sort();
     expect(narrow.ids).toEqual(expected);
-    expect(narrow.itemsRead).toBe(sameBucket.length + expected.length);
+    expect(narrow.itemsRead).toBe(sameMarkerBucket.length + expected.length);
   });
 
   it('drops and repairs markers: finished transactions cost scans nothing', async () => {
@@ -229,7 +240,7 @@ describe('ZkBackend against ZooKeeper', () => {
     const store = await zk.store();
     const backend = await zk.backend();
     const { id } = await store.seed({ step: step(), opName: 'op' });
-    const marker = `${zk.chroot}/runnable/${id.slice(0, 2)}/${id}`;
+    const marker = `${zk.chroot}/runnable/${id.slice(0, 1)}/${id}`;
     expect(await raw.pathExists(marker, false)).toBe(true);
     const h = await store.reserve(id);
     await h.commit([{ op: 'setStatus', status: Status.SUCCESSFUL }, { op: 'unreserve' }]);
