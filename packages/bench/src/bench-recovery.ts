@@ -1,6 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { stopWorkers } from '@fate/conformance/harness';
 import { type FatesStore, openStore } from '@fate/core';
 import type { BenchBackend } from './bench-backends.js';
 import type { BenchConfig } from './bench-config.js';
@@ -71,7 +72,8 @@ async function runTrial(backend: BenchBackend): Promise<{ ms: number; held: numb
     const ms = await withTimeout(recovery, 30_000, 'a held transaction resuming elsewhere');
     return { ms, held: ids.length };
   } finally {
-    await stopWorkers(children);
+    // SIGTERM, then SIGKILL after 5 s: no engine process outlives the trial
+    await stopWorkers([...children.values()], 5_000);
     await store?.close();
     await ns.destroy();
   }
@@ -100,22 +102,4 @@ function startWorker(
       reject(new Error(`${instance} exited early (${code ?? signal})`)),
     );
   });
-}
-
-/** SIGTERM, then SIGKILL after 5 s: no engine process outlives the trial. */
-async function stopWorkers(children: Map<string, ChildProcess>): Promise<void> {
-  await Promise.all(
-    [...children.values()].map(
-      (c) =>
-        new Promise<void>((done) => {
-          if (c.exitCode !== null || c.signalCode !== null) return done();
-          const force = setTimeout(() => c.kill('SIGKILL'), 5_000);
-          c.once('exit', () => {
-            clearTimeout(force);
-            done();
-          });
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
 }

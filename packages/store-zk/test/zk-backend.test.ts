@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  FateError,
   type FateId,
   type FatesStore,
   newFateId,
@@ -9,143 +8,14 @@ import {
   type Reservation,
   Status,
 } from '@fate/core';
-import {
-  bucketsFor,
-  createStoreBackend,
-  createZkStore,
-  MARKER_BUCKETS,
-  parseZkUrl,
-  resolveZkConfig,
-  type ZkBackend,
-} from '@fate/store-zk';
-import { freePort, startZooKeeper } from '@fate/test-services';
+import { createStoreBackend, type ZkBackend } from '@fate/store-zk';
+import { startZooKeeper } from '@fate/test-services';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type ZooKeeper from 'zookeeper';
-import { rawClient, removeTree } from './zk-fixture.js';
-
-async function rejection(p: Promise<unknown>): Promise<Error & { code?: string }> {
-  try {
-    await p;
-  } catch (err) {
-    return err as Error & { code?: string };
-  }
-  throw new Error('expected a rejection');
-}
-
-function syncRejection(fn: () => unknown): Error & { code?: string } {
-  try {
-    fn();
-  } catch (err) {
-    return err as Error & { code?: string };
-  }
-  throw new Error('expected a throw');
-}
+import { rawClient, rejection, removeTree } from './zk-fixture.js';
 
 const step = (type = 's', state: unknown = {}) =>
   ({ type, state }) as { type: string; state: never };
-
-describe('zk:// URLs and config', () => {
-  it('parses the ensemble, the chroot and the timeouts', () => {
-    expect(parseZkUrl('zk://127.0.0.1:2181/fate')).toEqual({
-      connect: '127.0.0.1:2181',
-      chroot: '/fate',
-    });
-    expect(
-      parseZkUrl('zk://h1,h2:2182,[::1]:2183/a/b/?sessionTimeout=4000&operationTimeout=900'),
-    ).toEqual({
-      connect: 'h1:2181,h2:2182,[::1]:2183',
-      chroot: '/a/b',
-      sessionTimeoutMs: 4000,
-      operationTimeoutMs: 900,
-    });
-    expect(parseZkUrl('ZK://zk.example.com').chroot).toBe('/fate');
-    const config = resolveZkConfig(
-      parseZkUrl('zk://h:1/x?connectTimeout=50&juteMaxBuffer=2000000'),
-    );
-    expect(config).toEqual({
-      connect: 'h:1',
-      chroot: '/x',
-      sessionTimeoutMs: 10_000,
-      connectTimeoutMs: 50,
-      operationTimeoutMs: 5_000,
-      juteMaxBuffer: 2_000_000,
-    });
-    expect(Object.isFrozen(config)).toBe(true);
-    expect(createStoreBackend('zk://h:1/x').capabilities).toMatchObject({
-      sortedScan: true,
-      wakeups: true,
-      multiProcess: true,
-      maxRecordBytes: 1_048_575 - 48 * 1024,
-    });
-  });
-
-  it.each([
-    'zk://',
-    'zk:///fate',
-    'zk://h:0/x',
-    'zk://h:65536/x',
-    'zk://h:21a/x',
-    'zk://h,,g/x',
-    'zk://-h/x',
-    'zk://h/a//b',
-    'zk://h/a/../b',
-    'zk://h/zookeeper/x',
-    'zk://h/x?sessionTimeout=abc',
-    'zk://h/x?sessionTimeout=0',
-    'zk://h/x?timeout=5',
-    'redis://h:6379',
-    'zk:h:2181/x',
-    '',
-  ])('refuses %j with FATE_BAD_URL', (url) => {
-    for (const fn of [() => parseZkUrl(url), () => createStoreBackend(url)]) {
-      const err = syncRejection(fn);
-      expect(err).toBeInstanceOf(FateError);
-      expect(err.code).toBe('FATE_BAD_URL');
-    }
-  });
-
-  it('refuses a malformed config object with a TypeError', () => {
-    for (const bad of [
-      undefined,
-      {},
-      { connect: 'h:99999' },
-      { connect: 'h', chroot: 'rel' },
-      { connect: 'h', sessionTimeoutMs: 0 },
-    ]) {
-      const err = syncRejection(() => resolveZkConfig(bad as never));
-      expect(err).toBeInstanceOf(TypeError);
-      expect(err.code).toBe('FATE_INVALID_ARGUMENT');
-    }
-  });
-
-  it('lists exactly the buckets that can hold ids of a range', () => {
-    expect(bucketsFor(undefined)).toHaveLength(256);
-    const quarter = bucketsFor(partitionRange({ partition: 1, total: 4 }));
-    expect(quarter).toHaveLength(64);
-    expect([quarter[0], quarter.at(-1)]).toEqual(['40', '7f']);
-    expect(bucketsFor({ start: '4a80', end: '4b' })).toEqual(['4a']);
-    expect(bucketsFor({ start: '4a80', end: '4b000001' })).toEqual(['4a', '4b']);
-    expect(bucketsFor({ end: '00000000' })).toEqual([]);
-    expect(bucketsFor({ start: 'ff' })).toEqual(['ff']);
-    // the runnable markers use 16 buckets: a full scan lists 16, partition 3 of 16 one
-    expect(bucketsFor(undefined, MARKER_BUCKETS)).toHaveLength(16);
-    expect(bucketsFor(partitionRange({ partition: 3, total: 16 }), MARKER_BUCKETS)).toEqual(['3']);
-    expect(bucketsFor(partitionRange({ partition: 1, total: 4 }), MARKER_BUCKETS)).toEqual([
-      '4',
-      '5',
-      '6',
-      '7',
-    ]);
-  });
-
-  it('fails promptly with FATE_STORE_UNAVAILABLE when no server answers', async () => {
-    const port = await freePort();
-    const started = Date.now();
-    const err = await rejection(createZkStore(`zk://127.0.0.1:${port}/x?connectTimeout=500`));
-    expect(err.code).toBe('FATE_STORE_UNAVAILABLE');
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
-});
 
 describe('ZkBackend against ZooKeeper', () => {
   let service: Awaited<ReturnType<typeof startZooKeeper>> | undefined;

@@ -64,3 +64,23 @@ export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
     },
   };
 }
+
+/** The error a promise rejects with; fails the test if it resolves. */
+export async function rejection(p: Promise<unknown>): Promise<Error & { code?: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error & { code?: string };
+  }
+  throw new Error('expected a rejection');
+}
+
+/** The error a function throws; fails the test if it returns. */
+export function syncRejection(fn: () => unknown): Error & { code?: string } {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error & { code?: string };
+  }
+  throw new Error('expected a throw');
+}

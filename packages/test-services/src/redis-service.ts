@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startLocalServer } from './local-server.js';
 import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
 
 /** A Redis for tests that can also be restarted with its data (AOF), for recovery tests. */
@@ -63,73 +63,24 @@ async function startLocalRedis(): Promise<RedisTestService> {
   const dir = mkdtempSync(join(tmpdir(), 'fate-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir];
   args.push('--save', '', '--appendonly', 'yes', '--daemonize', 'no');
-  let child: ChildProcess | undefined;
-  let stopped = false;
-  // If the test process dies without stop(), the server must not outlive it.
-  const onExit = () => {
-    child?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', onExit);
-
-  const launch = async () => {
-    const proc = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4_000);
-    };
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
-    let exited = false;
-    proc.once('exit', () => {
-      exited = true;
-    });
-    const deadline = Date.now() + 20_000;
-    while (!exited && Date.now() < deadline) {
-      if (await ping('127.0.0.1', port)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    proc.kill('SIGKILL');
-    child = undefined;
-    throw new Error(
-      `redis-server on port ${port} did not start (${exited ? 'it exited' : 'no answer'}):\n${output}`,
-    );
-  };
-
   // SIGTERM is Redis's clean shutdown: it writes the AOF out, so restart keeps the data.
-  const halt = async () => {
-    const proc = child;
-    child = undefined;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  try {
-    await launch();
-  } catch (err) {
-    process.off('exit', onExit);
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
+  const server = await startLocalServer({
+    name: `redis-server on port ${port}`,
+    command: 'redis-server',
+    args,
+    dir,
+    ready: () => ping('127.0.0.1', port),
+    startTimeoutMs: 20_000,
+    termGraceMs: 10_000,
+  });
   return {
     url: `redis://127.0.0.1:${port}`,
     async restart() {
-      if (stopped) throw new Error('this Redis was stopped');
-      await halt();
-      await launch();
+      if (server.stopped) throw new Error('this Redis was stopped');
+      await server.halt();
+      await server.launch();
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await halt();
-      process.off('exit', onExit);
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
 }
 

@@ -1,9 +1,10 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { startLocalServer } from './local-server.js';
 import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
 
 /** A ZooKeeper for tests; one the tests started can also be frozen for a while. */
@@ -120,63 +121,20 @@ async function startLocalZooKeeper(): Promise<ZooKeeperTestService> {
     'org.apache.zookeeper.server.ZooKeeperServerMain',
     cfg,
   ];
-  let child: ChildProcess | undefined;
-  let stopped = false;
-  // If the test process dies without stop(), the server must not outlive it.
-  const onExit = () => {
-    child?.kill('SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', onExit);
-
-  const launch = async () => {
-    const proc = spawn('java', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    child = proc;
-    let output = '';
-    const keep = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-4_000);
-    };
-    proc.stdout?.on('data', keep);
-    proc.stderr?.on('data', keep);
-    let exited = false;
-    proc.once('exit', () => {
-      exited = true;
-    });
-    const deadline = Date.now() + 30_000;
-    while (!exited && Date.now() < deadline) {
-      if (await serving('127.0.0.1', port)) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    proc.kill('SIGKILL');
-    child = undefined;
-    throw new Error(
-      `ZooKeeper on port ${port} did not start (${exited ? 'it exited' : 'no answer'}):\n${output}`,
-    );
-  };
-
-  const halt = async () => {
-    const proc = child;
-    child = undefined;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-
-  try {
-    await launch();
-  } catch (err) {
-    process.off('exit', onExit);
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
+  const server = await startLocalServer({
+    name: `ZooKeeper on port ${port}`,
+    command: 'java',
+    args,
+    dir,
+    ready: () => serving('127.0.0.1', port),
+    startTimeoutMs: 30_000,
+    termGraceMs: 5_000,
+  });
   return {
     url: `zk://127.0.0.1:${port}`,
     async pause(downMs) {
-      const proc = child;
-      if (stopped || !proc) throw new Error('this ZooKeeper was stopped');
+      const proc = server.process;
+      if (server.stopped || !proc) throw new Error('this ZooKeeper was stopped');
       proc.kill('SIGSTOP');
       try {
         await new Promise((r) => setTimeout(r, downMs));
@@ -185,13 +143,7 @@ async function startLocalZooKeeper(): Promise<ZooKeeperTestService> {
       }
       await waitFor(`ZooKeeper on port ${port} after a pause`, () => serving('127.0.0.1', port));
     },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      await halt();
-      process.off('exit', onExit);
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => server.stop(),
   };
 }
 
