@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  eventually,
+  mapLimit,
   overlappingRuns,
   procStep,
   readStepRuns,
@@ -40,17 +42,27 @@ it('completes everything when one instance’s session expires mid-run, never ru
     for (const name of ['w1', 'w2', 'w3']) {
       children.push(await startEngineWorker(url, name, log, { livenessMs: LIVENESS_MS }));
     }
-    const ids: string[] = [];
-    for (let i = 0; i < 600; i++)
-      ids.push((await store.seed({ step: procStep(3, 5), opName: 'proc' })).id);
-    while ((await store.reservations()).filter((r) => r.reservation.lockId === 'w1').length < 2) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    // a backlog, so w1 is busy when it freezes
+    const ids = await mapLimit(
+      Array.from({ length: 600 }),
+      32,
+      async () => (await (store as FatesStore).seed({ step: procStep(3, 10), opName: 'proc' })).id,
+    );
+    await eventually(
+      'w1 holds work',
+      async () =>
+        (await (store as FatesStore).reservations()).some((r) => r.reservation.lockId === 'w1'),
+      30_000,
+    );
     const frozen = children[0] as ChildProcess;
     frozen.kill('SIGSTOP');
     const stoppedAt = Date.now();
     // past the session timeout and the liveness lease: the others see w1 dead
-    while (await store.isAlive('w1')) await new Promise((r) => setTimeout(r, 50));
+    await eventually(
+      'w1 is dead to the others',
+      async () => !(await (store as FatesStore).isAlive('w1')),
+      20_000,
+    );
     await new Promise((r) => setTimeout(r, SESSION_MS + 1_000));
     frozen.kill('SIGCONT');
     const resumedAt = Date.now();

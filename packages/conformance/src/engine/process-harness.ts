@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FateId } from '@fate/core';
 
+export { eventually, mapLimit } from '../util.js';
+
 // Helpers for tests that run fate engines in real child processes; exported so a backend's
 // own process tests (session expiry, restarts) use the same worker and log format.
 

@@ -1,6 +1,9 @@
 import type { FateId, FatesStore, StepData, StoreOptions } from '@fate/core';
 import { afterEach, beforeEach } from 'vitest';
 import type { ConformanceTarget, StoreFixture } from '../fixture.js';
+import { mapLimit } from '../util.js';
+
+export { eventually, mapLimit } from '../util.js';
 
 /** Per-test state: a fresh fixture, a first client, and more clients on demand. */
 export interface SuiteContext {
@@ -46,34 +49,6 @@ export async function seedMany(store: FatesStore, n: number, parallel = 50): Pro
       return id;
     },
   );
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight, keeping order. */
-export async function mapLimit<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
-/** Polls until `probe` is true; throws with `what` after `timeoutMs`. */
-export async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await probe()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** Catches the rejection of `p` (fails the test if it resolves). */
