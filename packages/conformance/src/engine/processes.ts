@@ -39,7 +39,7 @@ export function processKillTests(target: ConformanceTarget): void {
         const ids = await mapLimit(
           Array.from({ length: 1_000 }),
           50,
-          async () => (await ctx.store.seed({ step: procStep(3, 5), opName: 'proc' })).id,
+          async () => (await ctx.store.seed({ step: procStep(3, 20), opName: 'proc' })).id,
         );
         await eventually(
           'w1 holds work',
@@ -64,6 +64,16 @@ export function processKillTests(target: ConformanceTarget): void {
             .filter((r) => r.reservation.lockId === 'w1')
             .map((r) => r.id),
         );
+        // steps take 20 ms, so a busy instance holds work nearly all the time
+        expect(heldAtKill.size, 'w1 held transactions when it was killed').toBeGreaterThan(0);
+        // its reservations are cleared once its liveness lapses (+ one check period)
+        await eventually(
+          "w1's reservations cleared",
+          async () => !(await ctx.store.reservations()).some((r) => r.reservation.lockId === 'w1'),
+          30_000,
+        );
+        const clearedMs = Date.now() - killedAt;
+        expect(clearedMs).toBeLessThanOrEqual(LIVENESS_MS + 1_000);
         await eventually(
           'all 1,000 finished',
           async () => {
@@ -86,15 +96,15 @@ export function processKillTests(target: ConformanceTarget): void {
         }
         // only steps cut short by the kill run twice
         expect(reruns).toBeLessThanOrEqual(heldAtKill.size);
-        // the killed instance's transactions resumed within the liveness timeout (+ a check period and a scan)
+        // the killed instance's transactions ran again; when depends on the backlog ahead of
+        // them in the survivors' queues, so only the clearing above is held to the timeout
         const resumed = runs
           .filter((r) => r.instance !== 'w1' && heldAtKill.has(r.id) && r.start >= killedAt)
           .map((r) => r.start);
         expect(resumed.length).toBeGreaterThan(0);
         const recoveryMs = Math.min(...resumed) - killedAt;
-        expect(recoveryMs).toBeLessThanOrEqual(LIVENESS_MS + 1_000);
         console.log(
-          `${target.name}: recovery after SIGKILL ${recoveryMs} ms; ${heldAtKill.size} held at kill; ${reruns} step re-runs`,
+          `${target.name}: after SIGKILL, reservations cleared in ${clearedMs} ms, first resumed step at ${recoveryMs} ms; ${heldAtKill.size} held at kill; ${reruns} step re-runs`,
         );
       } finally {
         await stopWorkers(children);
