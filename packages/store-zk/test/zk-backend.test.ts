@@ -1,21 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import {
   type FateId,
-  type FatesStore,
   newFateId,
   openStore,
   partitionRange,
   type Reservation,
   Status,
 } from '@fate/core';
-import { createStoreBackend, type ZkBackend } from '@fate/store-zk';
+import { createStoreBackend } from '@fate/store-zk';
 import { startZooKeeper } from '@fate/test-services';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type ZooKeeper from 'zookeeper';
-import { rawClient, rejection, removeTree } from './zk-fixture.js';
-
-const step = (type = 's', state: unknown = {}) =>
-  ({ type, state }) as { type: string; state: never };
+import { freshChroot, rawClient, rejection, removeTree, step } from './zk-fixture.js';
 
 describe('ZkBackend against ZooKeeper', () => {
   let service: Awaited<ReturnType<typeof startZooKeeper>> | undefined;
@@ -36,27 +32,7 @@ describe('ZkBackend against ZooKeeper', () => {
     await service?.stop();
   });
 
-  /** A fresh chroot; `backend()` and `store()` open clients on it, closed after the test. */
-  function space(params = '') {
-    const chroot = `/fate-test-${randomUUID()}`;
-    const url = `${service?.url}${chroot}${params}`;
-    cleanup.push(() => removeTree(raw, chroot));
-    return {
-      chroot,
-      url,
-      async backend(): Promise<ZkBackend> {
-        const b = createStoreBackend(url);
-        cleanup.push(() => b.close());
-        await b.open();
-        return b;
-      },
-      async store(instanceId?: string): Promise<FatesStore> {
-        const s = await openStore(url, instanceId ? { instanceId } : {});
-        cleanup.push(() => s.close());
-        return s;
-      },
-    };
-  }
+  const space = (params = '') => freshChroot(service?.url ?? '', raw, cleanup, params);
 
   it('opens through openStore and creates the chroot with its parents', async () => {
     const parent = `/fate-test-${randomUUID()}`;

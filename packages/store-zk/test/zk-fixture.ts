@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
-import { createFatesStore } from '@fate/core';
-import { createStoreBackend, parseZkUrl } from '@fate/store-zk';
+import { createFatesStore, type FatesStore, openStore } from '@fate/core';
+import { createStoreBackend, parseZkUrl, type ZkBackend } from '@fate/store-zk';
 import ZooKeeper from 'zookeeper';
 
 /** A raw client of the `zookeeper` package, for looking behind the backend's back. */
@@ -83,4 +83,37 @@ export function syncRejection(fn: () => unknown): Error & { code?: string } {
     return err as Error & { code?: string };
   }
   throw new Error('expected a throw');
+}
+
+export const step = (type = 's', state: unknown = {}) =>
+  ({ type, state }) as { type: string; state: never };
+
+/**
+ * A fresh chroot on the service; `backend()` and `store()` open clients on it. Everything
+ * is registered in `cleanup`, run after each test.
+ */
+export function freshChroot(
+  serviceUrl: string,
+  raw: ZooKeeper,
+  cleanup: Array<() => Promise<unknown>>,
+  params = '',
+) {
+  const chroot = `/fate-test-${randomUUID()}`;
+  const url = `${serviceUrl}${chroot}${params}`;
+  cleanup.push(() => removeTree(raw, chroot));
+  return {
+    chroot,
+    url,
+    async backend(): Promise<ZkBackend> {
+      const b = createStoreBackend(url);
+      cleanup.push(() => b.close());
+      await b.open();
+      return b;
+    },
+    async store(instanceId?: string): Promise<FatesStore> {
+      const s = await openStore(url, instanceId ? { instanceId } : {});
+      cleanup.push(() => s.close());
+      return s;
+    },
+  };
 }
