@@ -1,9 +1,15 @@
 import { mkdtempSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalServer } from './local-server.js';
-import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
+import {
+  askTcp,
+  freePort,
+  hasBinary,
+  hasDockerEngine,
+  type TestService,
+  waitFor,
+} from './support.js';
 
 /** A Redis for tests that can also be restarted with its data (AOF), for recovery tests. */
 export interface RedisTestService extends TestService {
@@ -40,22 +46,9 @@ export async function startRedis(): Promise<RedisTestService> {
 }
 
 /** True when Redis at host:port answers PING (raw RESP, so no client library is needed). */
-function ping(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host, port });
-    let reply = '';
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1_000, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('PING\r\n'));
-    socket.on('data', (chunk) => {
-      reply += chunk.toString();
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
-    });
-  });
+async function ping(host: string, port: number): Promise<boolean> {
+  const reply = await askTcp(host, port, 'PING\r\n', (text) => text.includes('\r\n'));
+  return reply.startsWith('+PONG');
 }
 
 async function startLocalRedis(): Promise<RedisTestService> {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 
 /** A running service for tests; `stop` is safe to call twice. */
 export interface TestService {
@@ -58,4 +58,33 @@ export async function waitFor(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${what} did not become ready within ${timeoutMs} ms`);
+}
+
+/**
+ * Sends `request` over a fresh TCP connection and resolves with the reply, read until
+ * `complete(reply)` or until the server closes; '' when nothing answers within 1 s.
+ * Enough to probe a server's readiness without its client library.
+ */
+export function askTcp(
+  host: string,
+  port: number,
+  request: string,
+  complete: (reply: string) => boolean = () => false,
+): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host, port });
+    let reply = '';
+    const done = (answer: string) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.setTimeout(1_000, () => done(''));
+    socket.on('error', () => done(''));
+    socket.on('connect', () => socket.write(request));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (complete(reply)) done(reply);
+    });
+    socket.on('end', () => done(reply));
+  });
 }

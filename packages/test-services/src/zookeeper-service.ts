@@ -1,11 +1,17 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalServer } from './local-server.js';
-import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
+import {
+  askTcp,
+  freePort,
+  hasBinary,
+  hasDockerEngine,
+  type TestService,
+  waitFor,
+} from './support.js';
 
 /** A ZooKeeper for tests; one the tests started can also be frozen for a while. */
 export interface ZooKeeperTestService extends TestService {
@@ -68,22 +74,8 @@ export async function startZooKeeper(): Promise<ZooKeeperTestService> {
  * True when the server answers the `srvr` four-letter command with its mode: it is then
  * serving clients (`ruok` answers `imok` before the server is ready).
  */
-function serving(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host, port });
-    let reply = '';
-    const done = (ok: boolean) => {
-      socket.destroy();
-      resolve(ok);
-    };
-    socket.setTimeout(1_000, () => done(false));
-    socket.on('error', () => done(false));
-    socket.on('connect', () => socket.write('srvr'));
-    socket.on('data', (chunk) => {
-      reply += chunk.toString();
-    });
-    socket.on('end', () => done(reply.includes('Mode:')));
-  });
+async function serving(host: string, port: number): Promise<boolean> {
+  return (await askTcp(host, port, 'srvr')).includes('Mode:');
 }
 
 function zooCfg(port: number, dataDir: string): string {
