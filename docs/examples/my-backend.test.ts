@@ -5,7 +5,7 @@ import {
   runEngineConformance,
   runStoreConformance,
 } from '@fate/conformance';
-import { createFatesStore, type FateId, MemoryBackend } from '@fate/core';
+import { type FateId, MemoryBackend } from '@fate/core';
 
 const target: ConformanceTarget = {
   name: 'my-store',
@@ -14,8 +14,9 @@ const target: ConformanceTarget = {
     const namespace = `t-${Math.random().toString(36).slice(2)}`;
     const backend = new MemoryBackend(namespace); // replace with your StoreBackend
     return {
-      // every call is another client on the same data, as another process would be
-      open: (options) => createFatesStore(new MemoryBackend(namespace), options),
+      // every call is another client on the same data, as another process would be:
+      // an unopened backend the suites open (and wrap to inject faults) themselves
+      backend: () => new MemoryBackend(namespace),
       // write bytes that do not decode into one field, behind the guard's back
       corrupt: async (id: FateId, field) => backend.corrupt(id, field),
       destroy: async () => {},

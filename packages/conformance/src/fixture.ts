@@ -1,4 +1,4 @@
-import type { FateId, FatesStore, StoreOptions } from '@fate/core';
+import type { FateId, FatesStore, StoreBackend, StoreOptions } from '@fate/core';
 
 /**
  * One fresh, isolated data set (own file, key prefix or chroot) and the means to open
@@ -6,10 +6,14 @@ import type { FateId, FatesStore, StoreOptions } from '@fate/core';
  */
 export interface StoreFixture {
   /**
-   * Opens a new client on this fixture's data, as another process would. Call it again
-   * for a second client, or after `close()` to reopen (durability).
+   * A new, unopened backend on this fixture's data, as another process would have. The
+   * suites open clients on it with `createFatesStore`, wrapping it in a fault-injecting
+   * backend where a case needs one; call it again for a second client, or after `close()`
+   * to reopen (durability).
    */
-  open(options?: StoreOptions): Promise<FatesStore>;
+  backend(): StoreBackend;
+  /** How to open a client when `createFatesStore(backend(), options)` is not it. */
+  open?(options?: StoreOptions): Promise<FatesStore>;
   /** Writes bytes that do not decode into one stored field of `id`, behind the guard's back. */
   corrupt(id: FateId, field: 'status' | 'stack' | 'info'): Promise<void>;
   /** A URL `openStore` accepts for this data, so child processes can share it. */

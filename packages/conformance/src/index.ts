@@ -21,6 +21,12 @@ import { wakeupTests } from './store/wakeups.js';
 
 export * from './engine/process-harness.js';
 export { Recorder, ScriptStep, script, scriptData, scriptStepType } from './engine/steps.js';
+export {
+  type FaultKind,
+  type FaultOp,
+  FaultyBackend,
+  InjectedFault,
+} from './faults/faulty-backend.js';
 export type { ConformanceTarget, StoreFixture } from './fixture.js';
 
 /**

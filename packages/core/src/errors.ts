@@ -32,6 +32,16 @@ export const FateErrorCode = {
   BACKEND_NOT_INSTALLED: 'FATE_BACKEND_NOT_INSTALLED',
   /** A programmer mistake: a bad argument. Thrown as a `TypeError` or `RangeError`. */
   INVALID_ARGUMENT: 'FATE_INVALID_ARGUMENT',
+  /**
+   * A write's outcome is unknown (the store did not answer, even when asked again): the
+   * handle refuses further use until `refresh()` has read what the store holds.
+   */
+  OUTCOME_UNKNOWN: 'FATE_OUTCOME_UNKNOWN',
+  /**
+   * The store cannot be opened as configured (a path that is not a directory, no
+   * permission, a database number the server does not have): not transient, fix the config.
+   */
+  STORE_CONFIG: 'FATE_STORE_CONFIG',
 } as const;
 
 export type FateErrorCode = (typeof FateErrorCode)[keyof typeof FateErrorCode];

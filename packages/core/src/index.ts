@@ -1,6 +1,9 @@
 export type { FateEvents } from './engine/events.js';
 export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './engine/fate.js';
+export { type FateLogger, stderrLogger } from './engine/logger.js';
 export type { FateOptions, PartitionSource } from './engine/options.js';
+export { MAX_READY_WAIT_MS } from './engine/step-checks.js';
+export { toTxError } from './engine/tx-error.js';
 export * from './errors.js';
 export * from './ids.js';
 export type { JsonValue } from './json.js';
@@ -10,17 +13,20 @@ export * from './status.js';
 export * from './step.js';
 export type {
   BackendScan,
+  InstanceRecord,
   NewRecord,
   RecordWrite,
+  ReservationFilter,
   StoreBackend,
   StoredRecord,
 } from './store/backend.js';
 export type { StoreCapabilities } from './store/capabilities.js';
-export { sameReservation } from './store/codec.js';
+export { checkJson, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
 export type { FatesStore } from './store/fates-store.js';
 export { createFatesStore } from './store/guarded-fates-store.js';
 export { MAX_STACK_DEPTH } from './store/limits.js';
+export { instanceIdOf } from './store/lock-id.js';
 export {
   backendForUrl,
   DEFAULT_STORE_URL,

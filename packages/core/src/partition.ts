@@ -1,7 +1,7 @@
 import { invalidArgument } from './errors.js';
 import type { FateId } from './ids.js';
 import type { FatesStore } from './store/fates-store.js';
-import type { IdRange, ScanResult } from './store/types.js';
+import type { IdRange, ScanOptions, ScanResult } from './store/types.js';
 
 /** Which share of the work is this instance's: `partition` of `total` (seed PR). */
 export interface PartitionData {
@@ -22,10 +22,13 @@ export function checkPartition(p: PartitionData): PartitionData {
   return p;
 }
 
-/** Finds the runnable ids of one partition. */
+/**
+ * Finds the runnable ids of one partition, one page at a time: pass the `last` of a page
+ * as `after` to read on (the finder walks its partition this way, in id order).
+ */
 export interface PartitionScanner {
   readonly strategy: 'hash' | 'range';
-  scan(store: FatesStore, partition: PartitionData): Promise<ScanResult>;
+  scan(store: FatesStore, partition: PartitionData, options?: ScanOptions): Promise<ScanResult>;
 }
 
 const SPACE = 2 ** 32;
@@ -50,6 +53,26 @@ export function inRange(id: string, range: IdRange | undefined): boolean {
   );
 }
 
+const HEX = '0123456789abcdef';
+
+/**
+ * The smallest id greater than `id` (ids are canonical UUIDs, compared as strings): where
+ * the next page of a scan starts. Undefined after the greatest id.
+ */
+export function idAfter(id: string): string | undefined {
+  const chars = id.split('');
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const digit = HEX.indexOf(chars[i] as string);
+    if (digit < 0) continue; // a dash stays where it is
+    if (digit < 15) {
+      chars[i] = HEX[digit + 1] as string;
+      return chars.join('');
+    }
+    chars[i] = '0';
+  }
+  return undefined;
+}
+
 /** FNV-1a of the id, so hash partitions do not depend on how ids were made. */
 export function hashPartitionOf(id: FateId | string, total: number): number {
   let h = 0x811c9dc5;
@@ -60,23 +83,32 @@ export function hashPartitionOf(id: FateId | string, total: number): number {
   return (h >>> 0) % total;
 }
 
+const EMPTY: ScanResult = Object.freeze({ ids: [], ops: [], itemsRead: 0, ms: 0 });
+
 /** Reads every runnable id and keeps those that hash to the partition: cost ~ the whole store. */
 export const hashPartitionScanner: PartitionScanner = {
   strategy: 'hash',
-  async scan(store, p) {
+  async scan(store, p, options) {
     checkPartition(p);
-    if (p.total === 0) return { ids: [], itemsRead: 0, ms: 0 };
-    const all = await store.scanRunnable();
-    return { ...all, ids: all.ids.filter((id) => hashPartitionOf(id, p.total) === p.partition) };
+    if (p.total === 0) return EMPTY;
+    const all = await store.scanRunnable(undefined, options);
+    const ids: FateId[] = [];
+    const ops: string[] = [];
+    all.ids.forEach((id, i) => {
+      if (hashPartitionOf(id, p.total) !== p.partition) return;
+      ids.push(id);
+      ops.push(all.ops[i] ?? '');
+    });
+    return { ...all, ids, ops };
   },
 };
 
 /** Asks the store for the partition's id range only: cost ~ store / total on a sorted store. */
 export const rangePartitionScanner: PartitionScanner = {
   strategy: 'range',
-  async scan(store, p) {
+  async scan(store, p, options) {
     checkPartition(p);
-    if (p.total === 0) return { ids: [], itemsRead: 0, ms: 0 };
-    return store.scanRunnable(partitionRange(p));
+    if (p.total === 0) return EMPTY;
+    return store.scanRunnable(partitionRange(p), options);
   },
 };

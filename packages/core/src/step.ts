@@ -8,6 +8,17 @@ export interface StepData {
   readonly state: JsonValue;
 }
 
+/** What the engine hands every step call besides the id and the environment. */
+export interface StepContext {
+  /**
+   * Aborted when this instance must stop the step: shutdown ran out of time, or this
+   * instance lost its liveness lease (another instance may take the transaction over).
+   * A step that honours it stops early; the transaction is not failed for it, it runs
+   * again (here or elsewhere).
+   */
+  readonly signal: AbortSignal;
+}
+
 /**
  * One step of a transaction (Accumulo's `Repo`). A step runs at least once: after a
  * crash the top step runs again, so `call` and `undo` must be idempotent.
@@ -15,12 +26,19 @@ export interface StepData {
 export interface Repo<Env = unknown> {
   /** The registered step type, used to rebuild the step from storage. */
   readonly type: string;
-  /** Milliseconds to wait before `call` (0 = ready now). */
-  isReady(id: FateId, env: Env): Promise<number> | number;
+  /**
+   * Milliseconds to wait before `call`: 0 (or less) = ready now. Anything but a finite
+   * number fails the step; waits longer than a day are cut to a day, with a warning.
+   */
+  isReady(id: FateId, env: Env, context: StepContext): Promise<number> | number;
   /** Does the work; returns the next step, or nothing when the transaction is done. */
-  call(id: FateId, env: Env): Promise<Repo<Env> | undefined> | Repo<Env> | undefined;
+  call(
+    id: FateId,
+    env: Env,
+    context: StepContext,
+  ): Promise<Repo<Env> | undefined> | Repo<Env> | undefined;
   /** Reverses what `call` did (also after a partial `call`). */
-  undo(id: FateId, env: Env): Promise<void> | void;
+  undo(id: FateId, env: Env, context: StepContext): Promise<void> | void;
   /** The state persisted with the step; `fromState` of its type must rebuild it. */
   state(): JsonValue;
   /** A readable name (defaults to `type`). */

@@ -4,7 +4,7 @@ import {
   runEngineConformance,
   runStoreConformance,
 } from '@fate/conformance';
-import { createFatesStore, dropMemoryNamespace, MemoryBackend } from '@fate/core';
+import { dropMemoryNamespace, MemoryBackend } from '@fate/core';
 
 const memory: ConformanceTarget = {
   name: 'memory',
@@ -12,7 +12,7 @@ const memory: ConformanceTarget = {
     const namespace = randomUUID();
     const backend = new MemoryBackend(namespace);
     return {
-      open: (options) => createFatesStore(new MemoryBackend(namespace), options),
+      backend: () => new MemoryBackend(namespace),
       corrupt: async (id, field) => backend.corrupt(id, field),
       url: `memory:${namespace}`,
       destroy: async () => dropMemoryNamespace(namespace),

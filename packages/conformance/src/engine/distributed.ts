@@ -1,7 +1,7 @@
 import { type FateId, type PartitionData, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { eventually, mapLimit } from '../store/context.js';
+import { eventually, mapLimit, openClient } from '../store/context.js';
 import { allDone, useEngines } from './engine-context.js';
 import { script, scriptData } from './steps.js';
 
@@ -28,7 +28,7 @@ export function distributedTests(target: ConformanceTarget): void {
       await eventually(
         '3 live instances',
         async () =>
-          (await ctx.fixture.open().then(async (c) => {
+          (await openClient(ctx.fixture).then(async (c) => {
             const n = (await c.liveInstances()).length;
             await c.close();
             return n;

@@ -1,4 +1,5 @@
 import {
+  createFatesStore,
   Fate,
   type FateId,
   type FateOptions,
@@ -6,7 +7,9 @@ import {
   type StoreOptions,
 } from '@fate/core';
 import { afterEach, beforeEach } from 'vitest';
+import { FaultyBackend } from '../faults/faulty-backend.js';
 import type { ConformanceTarget, StoreFixture } from '../fixture.js';
+import { openClient } from '../store/context.js';
 import { Recorder, scriptStepType } from './steps.js';
 
 /** Engine settings that make tests quick: short heartbeats, short backoff. */
@@ -23,6 +26,8 @@ export interface EngineContext {
   env: Recorder;
   /** A store client; closed after the test. */
   client(options?: StoreOptions): Promise<FatesStore>;
+  /** A store client whose backend injects the faults a case asks `faults` for. */
+  faultyClient(options?: StoreOptions): Promise<{ store: FatesStore; faults: FaultyBackend }>;
   /** A started engine on its own client; shut down after the test. */
   engine(
     options?: Partial<FateOptions<Recorder>>,
@@ -35,9 +40,15 @@ export function useEngines(target: ConformanceTarget): EngineContext {
   let engines: Fate<Recorder>[] = [];
   const ctx = {
     async client(options?: StoreOptions) {
-      const c = await ctx.fixture.open(options ?? FAST_STORE);
+      const c = await openClient(ctx.fixture, options ?? FAST_STORE);
       clients.push(c);
       return c;
+    },
+    async faultyClient(options?: StoreOptions) {
+      const faults = new FaultyBackend(ctx.fixture.backend());
+      const store = await createFatesStore(faults, options ?? FAST_STORE);
+      clients.push(store);
+      return { store, faults };
     },
     async engine(options: Partial<FateOptions<Recorder>> = {}, storeOptions?: StoreOptions) {
       const store = options.store ?? (await ctx.client(storeOptions));

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Status } from '@fate/core';
+import { instanceIdOf, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, mapLimit, useFixture } from '../store/context.js';
@@ -46,7 +46,7 @@ export function processKillTests(target: ConformanceTarget): void {
           async () => {
             const held = await ctx.store.reservations();
             return (
-              held.filter((r) => r.reservation.lockId === 'w1').length >= 3 &&
+              held.filter((r) => instanceIdOf(r.reservation.lockId) === 'w1').length >= 3 &&
               readStepRuns(log).length > 300
             );
           },
@@ -61,7 +61,7 @@ export function processKillTests(target: ConformanceTarget): void {
         await exited;
         const heldAtKill = new Set(
           (await ctx.store.reservations())
-            .filter((r) => r.reservation.lockId === 'w1')
+            .filter((r) => instanceIdOf(r.reservation.lockId) === 'w1')
             .map((r) => r.id),
         );
         // steps take 20 ms, so a busy instance holds work nearly all the time
@@ -69,7 +69,10 @@ export function processKillTests(target: ConformanceTarget): void {
         // its reservations are cleared once its liveness lapses (+ one check period)
         await eventually(
           "w1's reservations cleared",
-          async () => !(await ctx.store.reservations()).some((r) => r.reservation.lockId === 'w1'),
+          async () =>
+            !(await ctx.store.reservations()).some(
+              (r) => instanceIdOf(r.reservation.lockId) === 'w1',
+            ),
           30_000,
         );
         const clearedMs = Date.now() - killedAt;

@@ -1,5 +1,12 @@
-import type { FateId, FatesStore, StepData, StoreOptions } from '@fate/core';
+import {
+  createFatesStore,
+  type FateId,
+  type FatesStore,
+  type StepData,
+  type StoreOptions,
+} from '@fate/core';
 import { afterEach, beforeEach } from 'vitest';
+import { FaultyBackend } from '../faults/faulty-backend.js';
 import type { ConformanceTarget, StoreFixture } from '../fixture.js';
 import { mapLimit } from '../util.js';
 
@@ -12,6 +19,13 @@ export interface SuiteContext {
   store: FatesStore;
   /** Opens another client on the same data; closed after the test. */
   client(options?: StoreOptions): Promise<FatesStore>;
+  /** Opens a client whose backend injects the faults a case asks `faults` for. */
+  faultyClient(options?: StoreOptions): Promise<{ store: FatesStore; faults: FaultyBackend }>;
+}
+
+/** Opens a client on a fixture's data. */
+export function openClient(fixture: StoreFixture, options?: StoreOptions): Promise<FatesStore> {
+  return fixture.open ? fixture.open(options) : createFatesStore(fixture.backend(), options);
 }
 
 /** Gives every test of the enclosing `describe` a fresh, isolated fixture. */
@@ -19,9 +33,15 @@ export function useFixture(target: ConformanceTarget): SuiteContext {
   let clients: FatesStore[] = [];
   const ctx = {
     async client(options?: StoreOptions) {
-      const c = await ctx.fixture.open(options);
+      const c = await openClient(ctx.fixture, options);
       clients.push(c);
       return c;
+    },
+    async faultyClient(options?: StoreOptions) {
+      const faults = new FaultyBackend(ctx.fixture.backend());
+      const store = await createFatesStore(faults, options);
+      clients.push(store);
+      return { store, faults };
     },
   } as SuiteContext;
   beforeEach(async () => {

@@ -34,7 +34,7 @@ export function durabilityTests(target: ConformanceTarget): void {
       const reopened = await ctx.client({ instanceId: 'reader' });
       const after = await Promise.all([reopened.read(seeded.id), reopened.read(failed)]);
       expect(after).toEqual(before);
-      expect(after[1]?.reservation?.lockId).toBe('writer');
+      expect(after[1]?.reservation?.lockId).toBe(writer.lockId);
       expect((await reopened.scanRunnable()).ids).toEqual([]);
       expect((await reopened.list()).map((s) => s.id).sort()).toEqual([seeded.id, failed].sort());
       const again = await reopened.seed({

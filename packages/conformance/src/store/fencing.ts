@@ -19,7 +19,7 @@ export function fencingTests(target: ConformanceTarget): void {
         async () => !(await ctx.store.isAlive(stale.instanceId)),
         5_000,
       );
-      expect(await ctx.store.clearDeadReservations()).toBe(1);
+      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
       const taker = await ctx.store.reserve(id, { timeoutMs: 1_000 });
       for (const write of [
         () => h.push(step('stale')),
@@ -43,7 +43,7 @@ export function fencingTests(target: ConformanceTarget): void {
       await live.registerInstance();
       const id = await ctx.store.create();
       const h = await live.reserve(id);
-      expect(await ctx.store.clearDeadReservations()).toBe(0);
+      expect(await ctx.store.clearDeadReservations()).toEqual([]);
       await h.setStatus(Status.SUBMITTED);
       expect((await ctx.store.read(id)).status).toBe(Status.SUBMITTED);
     });
@@ -56,7 +56,7 @@ export function fencingTests(target: ConformanceTarget): void {
       expect((await ctx.store.scanRunnable()).ids).toEqual([]);
       await gone.close();
       expect(await ctx.store.isAlive(gone.instanceId)).toBe(false);
-      expect(await ctx.store.clearDeadReservations()).toBe(1);
+      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
       expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
       expect(await ctx.store.tryReserve(id)).toBeDefined();
     });

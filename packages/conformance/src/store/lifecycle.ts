@@ -48,7 +48,7 @@ export function lifecycleTests(target: ConformanceTarget): void {
     it('shows the holder of a reserved transaction in read, list and reservations', async () => {
       const id = await ctx.store.create();
       const held = await ctx.store.tryReserve(id);
-      expect(held?.reservation.lockId).toBe(ctx.store.instanceId);
+      expect(held?.reservation.lockId).toBe(ctx.store.lockId);
       const other = await ctx.client();
       expect((await other.read(id)).reservation).toEqual(held?.reservation);
       expect((await other.list()).find((s) => s.id === id)?.reservation).toEqual(held?.reservation);

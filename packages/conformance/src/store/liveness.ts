@@ -11,7 +11,11 @@ export function livenessTests(target: ConformanceTarget): void {
       const b = await ctx.client({ instanceId: 'instance-a' });
       await a.registerInstance();
       await b.registerInstance();
-      expect(await ctx.store.liveInstances()).toEqual(['instance-a', 'instance-b']);
+      expect((await ctx.store.liveInstances()).map((i) => i.instanceId)).toEqual([
+        'instance-a',
+        'instance-b',
+      ]);
+      expect(await ctx.store.isAlive(a.lockId)).toBe(true);
       expect(await ctx.store.isAlive('instance-b')).toBe(true);
       expect(await ctx.store.isAlive('nobody')).toBe(false);
     });

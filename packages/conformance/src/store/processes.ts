@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { FateId } from '@fate/core';
+import { type FateId, instanceIdOf } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { mapLimit, useFixture } from './context.js';
@@ -45,7 +45,7 @@ export function processTests(target: ConformanceTarget): void {
         expect(a.length + b.length).toBe(1_000);
         expect(new Set([...a, ...b])).toEqual(new Set(ids));
         const holders = new Map(
-          (await ctx.store.reservations()).map((r) => [r.id, r.reservation.lockId]),
+          (await ctx.store.reservations()).map((r) => [r.id, instanceIdOf(r.reservation.lockId)]),
         );
         for (const id of a) expect(holders.get(id)).toBe('p1');
         for (const id of b) expect(holders.get(id)).toBe('p2');

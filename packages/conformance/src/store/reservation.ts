@@ -21,7 +21,7 @@ export function reservationTests(target: ConformanceTarget): void {
       expect(held).toHaveLength(500);
       const winner = new Set(winsA);
       for (const { id, reservation } of held) {
-        expect(reservation.lockId).toBe(winner.has(id) ? ctx.store.instanceId : other.instanceId);
+        expect(reservation.lockId).toBe(winner.has(id) ? ctx.store.lockId : other.lockId);
       }
     });
 
@@ -60,7 +60,7 @@ export function reservationTests(target: ConformanceTarget): void {
       expect((await rejection(aborted)).code).toBe('FATE_ABORTED');
       expect((await rejection(other.reserve(id, { timeoutMs: 100 }))).code).toBe('FATE_TIMEOUT');
       expect((await ctx.store.reservations()).map((r) => r.reservation.lockId)).toEqual([
-        ctx.store.instanceId,
+        ctx.store.lockId,
       ]);
     });
 

@@ -18,8 +18,8 @@ export interface FateEvents {
   finished: { readonly id: FateId; readonly status: Status };
   /** This instance's partition changed. */
   partition: { readonly partition: PartitionData | undefined; readonly live: number };
-  /** Reservations of dead instances were cleared. */
-  recovered: { readonly count: number };
+  /** Transactions became runnable again here: their holder died, or a reply was lost. */
+  recovered: { readonly count: number; readonly ids: readonly FateId[] };
   /** Something went wrong that the engine survived (store unavailable, lost reservation). */
   warning: { readonly message: string; readonly id?: FateId; readonly error: unknown };
 }

@@ -1,38 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
-import { type FateId, type FateKey, parseFateId } from '../ids.js';
-import type { JsonValue } from '../json.js';
-import { FINISHED_STATUSES, Status } from '../status.js';
+import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
+import type { FateId } from '../ids.js';
 import type { Repo } from '../step.js';
-import type { FateStore } from '../store/fate-store.js';
-import type { FateView, SeedResult, TxError } from '../store/types.js';
+import type { FateView, SeedResult } from '../store/types.js';
+import { cancel, deleteTransaction, waitForCompletion } from './client-calls.js';
+import type { FateEvents } from './events.js';
+import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
+import { Lease } from './lease.js';
+import type { FateLogger } from './logger.js';
 import { Membership } from './membership.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
-import { isStoreFault, type RunnerContext, runTransaction } from './runner.js';
 import { WorkFinder } from './work-finder.js';
 import { WorkQueue } from './work-queue.js';
+import { Workers } from './workers.js';
 
-export interface SeedOptions {
-  readonly opName: string;
-  /** Deduplicates: seeding the same key again returns the existing transaction. */
-  readonly key?: FateKey;
-  /** Delete the transaction once it finished. */
-  readonly autoClean?: boolean;
-}
-
-/** How a transaction ended, as `waitForCompletion` reports it. */
-export interface FateResult {
-  readonly id: FateId;
-  /** SUCCESSFUL or FAILED; UNKNOWN when it was deleted (e.g. auto-cleaned) before it was seen. */
-  readonly status: Status;
-  readonly returnValue?: JsonValue;
-  readonly error?: TxError;
-}
-
-export interface WaitOptions {
-  readonly timeoutMs?: number;
-  readonly signal?: AbortSignal;
-}
+export type { FateResult, SeedOptions, WaitOptions };
 
 /**
  * The fault-tolerant executor. One instance per process (or more): a work finder scans
@@ -51,20 +33,45 @@ export class Fate<Env = unknown> {
   readonly #queue: WorkQueue;
   readonly #finder: WorkFinder;
   readonly #membership: Membership;
-  #workers: Promise<void>[] = [];
+  readonly #lease: Lease;
+  readonly #workers: Workers<Env>;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(options: FateOptions<Env>) {
-    this.#o = resolveFateOptions(options);
+    const resolved = resolveFateOptions(options);
+    const onEvent = resolved.onEvent;
+    this.#o = Object.freeze({
+      ...resolved,
+      // Warnings always reach the logger, whatever the caller's event handler does.
+      onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
+        if (type === 'warning') logWarning(resolved.logger, event as FateEvents['warning']);
+        onEvent(type, event);
+      },
+    });
+    const timeoutMs = this.#o.store.livenessTimeoutMs;
     this.#queue = new WorkQueue(this.#o.workers);
+    this.#lease = new Lease(timeoutMs - this.#o.heartbeatMs / 2, () => {
+      this.#o.onEvent('warning', {
+        message:
+          'this instance could not renew its liveness in time; its running steps are aborted',
+        error: undefined,
+      });
+      this.#workers.abortAll('the liveness lease of this instance lapsed');
+    });
+    this.#workers = new Workers(this.#o, this.#queue, this.#lease, () => this.#state !== 'running');
     this.#membership = new Membership({
       store: this.#o.store,
       source: this.#o.partitions,
-      heartbeatMs: this.#o.heartbeatMs ?? 1_000,
+      group: DEFAULT_GROUP,
+      heartbeatMs: this.#o.heartbeatMs,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
+      reconcileMs: this.#o.reconcileMs,
+      lease: this.#lease,
+      logger: this.#o.logger,
       onEvent: this.#o.onEvent,
       onChange: () => this.#finder.rescan(),
+      onRecovered: (ids) => this.#finder.recovered(ids),
     });
     this.#finder = new WorkFinder({
       store: this.#o.store,
@@ -73,6 +80,7 @@ export class Fate<Env = unknown> {
       partition: () => this.#membership.current(),
       backoffMinMs: this.#o.backoffMinMs,
       backoffMaxMs: this.#o.backoffMaxMs,
+      pageSize: Math.max(64, 4 * this.#o.workers),
       onEvent: this.#o.onEvent,
     });
   }
@@ -92,42 +100,38 @@ export class Fate<Env = unknown> {
       this.#unsubscribe = await this.#o.store.onWakeup(() => this.#finder.wake());
     }
     this.#finder.start();
-    this.#workers = Array.from({ length: this.#o.workers }, () => this.#work());
+    this.#workers.start(this.#o.workers);
   }
 
   /** Seeds a transaction whose first step is `step`; wakes this instance's finder at once. */
   async seed(step: Repo<Env>, options: SeedOptions): Promise<SeedResult> {
-    if (typeof options !== 'object' || options === null)
-      throw invalidArgument('seed needs options with an opName');
-    const result = await this.#o.store.seed({
-      step: this.#o.steps.serialize(step),
-      opName: options.opName,
-      ...(options.key ? { key: options.key } : {}),
-      ...(options.autoClean ? { autoClean: true } : {}),
-    });
-    if (result.created) this.#finder.wake();
-    return result;
+    const [result] = await this.seedMany([{ step, ...checkSeedOptions(options) }]);
+    return result as SeedResult;
+  }
+
+  /** Seeds many transactions in as few store round trips as the backend allows. */
+  async seedMany(
+    items: ReadonlyArray<SeedOptions & { readonly step: Repo<Env> }>,
+  ): Promise<SeedResult[]> {
+    if (!Array.isArray(items)) throw invalidArgument('seedMany needs an array');
+    const results = await this.#o.store.seedMany(
+      items.map((item) => {
+        const options = checkSeedOptions(item);
+        return {
+          step: this.#o.steps.serialize(options.step),
+          opName: options.opName,
+          ...(options.key ? { key: options.key } : {}),
+          ...(options.autoClean ? { autoClean: true } : {}),
+        };
+      }),
+    );
+    if (results.some((r) => r.created)) this.#finder.wake();
+    return results;
   }
 
   /** Waits until the transaction is SUCCESSFUL or FAILED (or gone). */
-  async waitForCompletion(id: FateId, options: WaitOptions = {}): Promise<FateResult> {
-    parseFateId(id);
-    const deadline = Date.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
-    let pause = 5;
-    for (;;) {
-      const view = await this.#o.store.read(id);
-      if (FINISHED_STATUSES.has(view.status) || view.status === Status.UNKNOWN) return result(view);
-      if (Date.now() >= deadline) {
-        throw new FateError(
-          FateErrorCode.TIMEOUT,
-          `${id} did not finish in ${options.timeoutMs} ms (${view.status})`,
-        );
-      }
-      if (options.signal?.aborted)
-        throw new FateError(FateErrorCode.ABORTED, `waiting for ${id} was aborted`);
-      await sleep(Math.min(pause, Math.max(1, deadline - Date.now())));
-      pause = Math.min(pause * 2, 200);
-    }
+  waitForCompletion(id: FateId, options: WaitOptions = {}): Promise<FateResult> {
+    return waitForCompletion(this.#o.store, id, options);
   }
 
   /** A snapshot of the transaction. */
@@ -139,44 +143,21 @@ export class Fate<Env = unknown> {
    * Cancels a transaction that has not started (NEW or SUBMITTED): it ends FAILED and none
    * of its steps run. Anything else is refused with `FATE_ILLEGAL_STATUS`.
    */
-  async cancel(id: FateId, options: WaitOptions = {}): Promise<void> {
-    parseFateId(id);
-    const view = await this.#o.store.read(id);
-    refuseUnlessCancellable(view.status, id);
-    const fate = await this.#o.store.reserve(id, {
-      timeoutMs: options.timeoutMs ?? 10_000,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    try {
-      refuseUnlessCancellable(await fate.getStatus(), id);
-      await fate.commit([
-        { op: 'setInfo', key: 'error', value: { message: 'cancelled', name: 'Cancelled' } },
-        { op: 'setStatus', status: Status.FAILED },
-        { op: 'unreserve' },
-      ]);
-    } finally {
-      if (fate.isReserved) await fate.unreserve();
-    }
+  cancel(id: FateId, options: WaitOptions = {}): Promise<void> {
+    return cancel(this.#o.store, id, options);
   }
 
   /** Deletes a transaction that is NEW, SUBMITTED, SUCCESSFUL or FAILED. */
-  async delete(id: FateId, options: WaitOptions = {}): Promise<void> {
-    const fate = await this.#o.store.reserve(id, {
-      timeoutMs: options.timeoutMs ?? 10_000,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    try {
-      await fate.delete();
-    } finally {
-      if (fate.isReserved) await fate.unreserve();
-    }
+  delete(id: FateId, options: WaitOptions = {}): Promise<void> {
+    return deleteTransaction(this.#o.store, id, options);
   }
 
   /**
-   * Stops taking work, lets running steps finish (up to `timeoutMs`), unreserves what this
-   * instance holds and leaves membership. Nothing is failed because of shutdown; another
-   * instance resumes what is left. Steps still running at the timeout keep their
-   * reservation until this instance's liveness lapses and another instance clears it.
+   * Stops taking work and lets running steps finish. After `timeoutMs` their signals are
+   * aborted; either way this resolves only once every worker has returned, and this
+   * instance stays live (heartbeating) until then, so no step ever runs here while
+   * another instance could take its transaction over. Nothing is failed because of
+   * shutdown; another instance resumes what is left. Then it leaves membership.
    */
   async shutdown(timeoutMs = 30_000): Promise<void> {
     if (this.#state !== 'running') return;
@@ -184,13 +165,15 @@ export class Fate<Env = unknown> {
     await this.#unsubscribe?.().catch(() => undefined);
     this.#queue.close();
     await this.#finder.stop();
-    const finished = Promise.all(this.#workers).then(() => true);
-    const inTime = await Promise.race([finished, sleep(timeoutMs, false, { ref: false })]);
-    if (!inTime)
+    const finished = this.#workers.done().then(() => true);
+    if (!(await Promise.race([finished, sleep(timeoutMs, false, { ref: false })]))) {
       this.#o.onEvent('warning', {
-        message: `shutdown: steps still running after ${timeoutMs} ms`,
+        message: `shutdown: steps still running after ${timeoutMs} ms; their signals are aborted`,
         error: undefined,
       });
+      this.#workers.abortAll(`shutdown ran out of time (${timeoutMs} ms)`, true);
+      await finished;
+    }
     await this.#membership
       .stop()
       .catch((error) =>
@@ -198,76 +181,21 @@ export class Fate<Env = unknown> {
       );
     this.#state = 'stopped';
   }
-
-  #release(fate: FateStore): Promise<void> {
-    return releaseWithRetry(fate, () => this.#state === 'stopped');
-  }
-
-  async #work(): Promise<void> {
-    const ctx: RunnerContext<Env> = {
-      env: this.#o.env,
-      steps: this.#o.steps,
-      idempotencyCheck: this.#o.idempotencyCheck,
-      stopping: () => this.#state !== 'running',
-      stepStarted: (id, type) => this.#o.onEvent('step', { id, type }),
-    };
-    for (let id = await this.#queue.take(); id; id = await this.#queue.take()) {
-      try {
-        const fate = await this.#o.store.tryReserve(id);
-        if (!fate) continue; // another instance has it
-        try {
-          const outcome = await runTransaction(ctx, fate);
-          if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
-            this.#o.onEvent('finished', { id, status: outcome });
-          }
-        } finally {
-          if (fate.isReserved) await this.#release(fate);
-        }
-      } catch (error) {
-        this.#o.onEvent('warning', {
-          message: isStoreFault(error)
-            ? 'store fault while running; the transaction runs again once released'
-            : 'running a transaction failed',
-          id,
-          error,
-        });
-      } finally {
-        this.#queue.done(id);
-      }
-    }
-  }
 }
 
-/**
- * Unreserves after a run that ended early. While the store is unavailable, retry: a
- * reservation left behind by a live instance would never be cleared by anyone else.
- */
-async function releaseWithRetry(fate: FateStore, giveUp: () => boolean): Promise<void> {
-  for (let pause = 50; ; pause = Math.min(pause * 2, 2_000)) {
-    try {
-      await fate.unreserve();
-      return;
-    } catch (error) {
-      if (!isFateError(error, FateErrorCode.STORE_UNAVAILABLE) || giveUp()) return;
-      await sleep(pause);
-    }
-  }
+/** The membership group of engines without pools: all of them split the id space. */
+const DEFAULT_GROUP = '*';
+
+function logWarning(logger: FateLogger, event: FateEvents['warning']): void {
+  logger.warn(
+    { ...(event.id ? { id: event.id } : {}), ...(event.error ? { err: event.error } : {}) },
+    event.message,
+  );
 }
 
-function refuseUnlessCancellable(status: Status, id: FateId): void {
-  if (status !== Status.NEW && status !== Status.SUBMITTED) {
-    throw new FateError(
-      status === Status.UNKNOWN ? FateErrorCode.NOT_FOUND : FateErrorCode.ILLEGAL_STATUS,
-      `cannot cancel ${id}: it is ${status}; only NEW and SUBMITTED transactions can be cancelled`,
-    );
+function checkSeedOptions<T extends SeedOptions>(options: T): T {
+  if (typeof options !== 'object' || options === null) {
+    throw invalidArgument('seed needs options with an opName');
   }
-}
-
-function result(view: FateView): FateResult {
-  return {
-    id: view.id,
-    status: view.status,
-    ...(view.info.returnValue !== undefined ? { returnValue: view.info.returnValue } : {}),
-    ...(view.info.error !== undefined ? { error: view.info.error } : {}),
-  };
+  return options;
 }

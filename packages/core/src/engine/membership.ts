@@ -1,28 +1,43 @@
-import type { PartitionData } from '../partition.js';
+import type { FateId } from '../ids.js';
+import { type PartitionData, partitionRange } from '../partition.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
+import type { Lease } from './lease.js';
+import type { FateLogger } from './logger.js';
 import type { PartitionSource } from './options.js';
 
 export interface MembershipOptions {
   readonly store: FatesStore;
   readonly source: PartitionSource;
+  /** Engines of the same group split the id space between them (see `Fate` pools). */
+  readonly group: string;
   readonly heartbeatMs: number;
   readonly deadReservationCheckMs: number;
+  readonly reconcileMs: number;
+  readonly lease: Lease;
+  readonly logger: FateLogger;
   readonly onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
   /** Called when this instance's share of the work changed. */
   readonly onChange: () => void;
+  /** Called with transactions that became runnable again here (cleared or released). */
+  readonly onRecovered: (ids: FateId[]) => void;
 }
 
 /**
- * Keeps this instance live in the store, derives its partition, and — on the leader only
- * (the lowest live instance id) — clears reservations held by dead instances, so the
- * cleaner's scan of reservations runs once per check, not once per instance.
+ * Keeps this instance live in the store and judges the others (heartbeat, then observe),
+ * derives its partition, and clears dead holders' reservations in its own share of the id
+ * space. Every engine cleans, each only its share, so recovery never waits for one leader
+ * and the reservation listing costs the same in all whatever the number of engines; two
+ * cleaners at once are harmless (each clear is conditional on the exact reservation).
+ * Now and then it also releases reservations stored under its own lock id that none of
+ * its workers holds (a lost reply, a store that lost a release).
  */
 export class Membership {
   readonly #o: MembershipOptions;
   #timer: NodeJS.Timeout | undefined;
   #partition: PartitionData | undefined;
-  #lastCheck = 0;
+  #lastCheck = Number.NEGATIVE_INFINITY;
+  #lastReconcile = performance.now();
   #running = false;
   #tick: Promise<void> = Promise.resolve();
 
@@ -31,9 +46,11 @@ export class Membership {
   }
 
   async start(): Promise<void> {
-    await this.#o.store.registerInstance();
+    const sentAt = performance.now();
+    await this.#o.store.registerInstance({ group: this.#o.group });
+    this.#o.lease.renewed(sentAt);
     this.#running = true;
-    await this.#beat();
+    await this.#beat(false);
     this.#schedule();
   }
 
@@ -44,45 +61,77 @@ export class Membership {
     return typeof source === 'function' ? source() : source;
   }
 
+  /** Stops beating and writes this instance's tombstone: it leaves membership at once. */
   async stop(): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
     await this.#tick;
+    this.#o.lease.stop();
     await this.#o.store.unregisterInstance();
   }
 
   #schedule(): void {
     if (!this.#running) return;
-    const period = Math.min(this.#o.heartbeatMs, this.#o.deadReservationCheckMs);
     this.#timer = setTimeout(() => {
-      this.#tick = this.#beat().finally(() => this.#schedule());
-    }, period);
+      this.#tick = this.#beat(true).finally(() => this.#schedule());
+    }, this.#o.heartbeatMs);
   }
 
-  async #beat(): Promise<void> {
+  async #beat(heartbeat: boolean): Promise<void> {
     const { store } = this.#o;
+    if (heartbeat) {
+      const sentAt = performance.now();
+      try {
+        await store.heartbeat();
+        this.#o.lease.renewed(sentAt);
+      } catch (error) {
+        // Judging others needs our own heartbeats flowing: skip until they do again.
+        this.#warn('liveness heartbeat failed', error);
+        return;
+      }
+    }
     try {
-      await store.heartbeat();
       const live = await store.liveInstances();
-      const index = live.indexOf(store.instanceId);
-      const partition = index < 0 ? undefined : { partition: index, total: live.length };
+      const engines = live.filter((i) => i.group !== undefined);
+      const peers = engines.filter((i) => i.group === this.#o.group);
+      const index = peers.findIndex((i) => i.lockId === store.lockId);
+      const partition = index < 0 ? undefined : { partition: index, total: peers.length };
       if (this.#o.source === 'membership' && !samePartition(partition, this.#partition)) {
         this.#partition = partition;
-        this.#o.onEvent('partition', { partition, live: live.length });
+        this.#o.onEvent('partition', { partition, live: peers.length });
         this.#o.onChange();
       }
-      const now = Date.now();
-      if (live[0] === store.instanceId && now - this.#lastCheck >= this.#o.deadReservationCheckMs) {
+      const now = performance.now();
+      const share = engines.findIndex((i) => i.lockId === store.lockId);
+      if (share >= 0 && now - this.#lastCheck >= this.#o.deadReservationCheckMs) {
         this.#lastCheck = now;
-        const count = await store.clearDeadReservations();
-        if (count > 0) {
-          this.#o.onEvent('recovered', { count });
-          this.#o.onChange();
+        const range = partitionRange({ partition: share, total: engines.length });
+        const cleared = await store.clearDeadReservations(range);
+        if (cleared.length > 0) this.#recovered(cleared.map((c) => c.id));
+      }
+      if (now - this.#lastReconcile >= this.#o.reconcileMs) {
+        this.#lastReconcile = now;
+        const orphans = await store.releaseOrphans();
+        if (orphans.length > 0) {
+          this.#o.logger.warn(
+            { count: orphans.length },
+            'released reservations this instance held without knowing (lost replies)',
+          );
+          this.#recovered(orphans.map((o) => o.id));
         }
       }
     } catch (error) {
-      this.#o.onEvent('warning', { message: 'liveness heartbeat failed', error });
+      this.#warn('membership check failed', error);
     }
+  }
+
+  #recovered(ids: FateId[]): void {
+    this.#o.onEvent('recovered', { count: ids.length, ids });
+    this.#o.onRecovered(ids);
+  }
+
+  #warn(message: string, error: unknown): void {
+    this.#o.onEvent('warning', { message, error });
   }
 }
 

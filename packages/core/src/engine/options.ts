@@ -9,11 +9,12 @@ import {
 import { StepRegistry, type StepType } from '../step.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
+import { type FateLogger, stderrLogger } from './logger.js';
 
 /**
  * Where an instance's partition comes from: a fixed share, a supplier asked before every
  * scan (it may change at run time), or `'membership'`: this instance's index among the
- * live instances registered in the store, sorted by id, of their count.
+ * live engines registered in the store, sorted by lock id, of their count.
  */
 export type PartitionSource =
   | PartitionData
@@ -35,10 +36,18 @@ export interface FateOptions<Env> {
   readonly scanner?: 'range' | 'hash' | PartitionScanner;
   /** Finder backoff when it finds nothing, ms: starts at `min`, grows ×1.5 + min, capped at `max`. Default 25 / 1,000. */
   readonly finderBackoff?: { readonly minMs?: number; readonly maxMs?: number };
-  /** Liveness heartbeat period, ms. Default: a third of the store's liveness timeout. */
+  /**
+   * Liveness heartbeat period, ms. Default: a quarter of the store's liveness timeout; at
+   * most a third of it (a late beat or two must not make this instance look dead).
+   */
   readonly heartbeatMs?: number;
-  /** How often the leader clears reservations of dead instances, ms. Default 1,000. */
+  /** How often each engine clears dead holders' reservations in its share, ms. Default: the heartbeat. */
   readonly deadReservationCheckMs?: number;
+  /**
+   * How often the engine releases reservations stored under its own lock id that none of
+   * its workers holds (left by lost replies), ms. Default: five liveness timeouts.
+   */
+  readonly reconcileMs?: number;
   /**
    * Test mode: every step runs as `call`, `isReady`, `call`, as it would after a crash
    * right after `call`. Idempotent steps must still give the right result.
@@ -46,6 +55,8 @@ export interface FateOptions<Env> {
   readonly idempotencyCheck?: boolean;
   /** Receives the engine's events (scans, finished transactions, partitions, warnings). */
   readonly onEvent?: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
+  /** Where warnings and errors go (pino's interface). Default: stderr, one line each. */
+  readonly logger?: FateLogger;
 }
 
 export interface ResolvedFateOptions<Env> {
@@ -57,10 +68,12 @@ export interface ResolvedFateOptions<Env> {
   readonly scanner: PartitionScanner;
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
-  readonly heartbeatMs: number | undefined;
+  readonly heartbeatMs: number;
   readonly deadReservationCheckMs: number;
+  readonly reconcileMs: number;
   readonly idempotencyCheck: boolean;
   readonly onEvent: NonNullable<FateOptions<Env>['onEvent']>;
+  readonly logger: FateLogger;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -90,6 +103,18 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
   const backoffMinMs = positiveInt('finderBackoff.minMs', o.finderBackoff?.minMs, 25);
   const backoffMaxMs = positiveInt('finderBackoff.maxMs', o.finderBackoff?.maxMs, 1_000);
   if (backoffMaxMs < backoffMinMs) throw invalidArgument('finderBackoff.maxMs must be >= minMs');
+  const timeoutMs = o.store.livenessTimeoutMs;
+  const heartbeatMs = positiveInt('heartbeatMs', o.heartbeatMs, Math.floor(timeoutMs / 4));
+  if (heartbeatMs > timeoutMs / 3) {
+    throw invalidArgument(
+      `heartbeatMs (${heartbeatMs}) must be at most a third of the store's livenessTimeoutMs (${timeoutMs})`,
+    );
+  }
+  const logger = o.logger ?? stderrLogger;
+  for (const level of ['error', 'warn', 'info', 'debug'] as const) {
+    if (typeof logger[level] !== 'function')
+      throw invalidArgument(`logger.${level} must be a function`);
+  }
   return Object.freeze({
     store: o.store,
     env: o.env,
@@ -99,10 +124,15 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     scanner,
     backoffMinMs,
     backoffMaxMs,
-    heartbeatMs:
-      o.heartbeatMs === undefined ? undefined : positiveInt('heartbeatMs', o.heartbeatMs, 1),
-    deadReservationCheckMs: positiveInt('deadReservationCheckMs', o.deadReservationCheckMs, 1_000),
+    heartbeatMs,
+    deadReservationCheckMs: positiveInt(
+      'deadReservationCheckMs',
+      o.deadReservationCheckMs,
+      heartbeatMs,
+    ),
+    reconcileMs: positiveInt('reconcileMs', o.reconcileMs, 5 * timeoutMs),
     idempotencyCheck: o.idempotencyCheck === true,
     onEvent: o.onEvent ?? (() => undefined),
+    logger,
   });
 }

@@ -1,9 +1,14 @@
-import { FateError, FateErrorCode } from '../errors.js';
+import { FateError, FateErrorCode, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
-import type { Repo, StepRegistry } from '../step.js';
+import type { Repo, StepContext, StepRegistry } from '../step.js';
+import { checkJson } from '../store/codec.js';
 import type { FateStore, TxChange } from '../store/fate-store.js';
 import type { TxError } from '../store/types.js';
+import { checkNextStep, readyWait } from './step-checks.js';
+import { toTxError } from './tx-error.js';
+
+export { toTxError };
 
 /** What the runner needs from its engine. */
 export interface RunnerContext<Env> {
@@ -12,51 +17,61 @@ export interface RunnerContext<Env> {
   readonly idempotencyCheck: boolean;
   /** True once shutdown began: stop between steps, never fail because of it. */
   stopping(): boolean;
+  /** False when this instance's own liveness lease ran out: start nothing more. */
+  leaseValid(): boolean;
+  /** The store's clock (deferrals are judged by it). */
+  storeNow(): number;
   stepStarted(id: FateId, type: string): void;
+  warn(message: string, id: FateId, error?: unknown): void;
 }
 
 /** How a run ended for this instance. */
 export type RunOutcome = Status | 'deferred' | 'released';
 
-export function toTxError(err: unknown): TxError {
-  if (err instanceof Error) {
-    return { message: err.message, name: err.name, ...(err.stack ? { stack: err.stack } : {}) };
-  }
-  return { message: String(err) };
-}
+/** A step gave up because its signal was aborted: not a failure of the transaction. */
+class Interrupted extends Error {}
 
 /**
  * Runs one reserved transaction as far as it can go now (DESIGN.md §3): undo a failed
  * one newest-first; otherwise `isReady` → `call` → push the next step while ready; then
- * record the outcome. Every path ends the reservation (unreserve or delete).
+ * record the outcome. Every path ends the reservation (unreserve or delete), except a
+ * store fault, which the caller handles (it releases, or leaves it to be cleared).
  */
 export async function runTransaction<Env>(
   ctx: RunnerContext<Env>,
   fate: FateStore,
+  signal: AbortSignal,
 ): Promise<RunOutcome> {
   const status = await fate.getStatus();
-  if (status === Status.FAILED_IN_PROGRESS) return undoAll(ctx, fate);
+  if (status === Status.FAILED_IN_PROGRESS) return undoAll(ctx, fate, signal);
   if (status !== Status.SUBMITTED && status !== Status.IN_PROGRESS) {
     await fate.unreserve(); // stale scan: finished or not yet submitted
     return 'released';
   }
-  const waitMs = fate.deferUntil - Date.now();
-  if (waitMs > 0) {
+  const deferredFor = fate.deferUntil - ctx.storeNow();
+  if (deferredFor > 0) {
     // a scan that raced the deferral named it: keep the deferral
-    await fate.unreserve(waitMs);
+    await fate.unreserve(deferredFor);
     return 'deferred';
   }
+  const stepContext: StepContext = { signal };
   let current = status;
   let repo: Repo<Env>;
   try {
     repo = await topRepo(ctx, fate);
   } catch (err) {
-    return fail(ctx, fate, err);
+    return fail(ctx, fate, err, signal);
   }
   for (;;) {
+    if (ctx.stopping() || !ctx.leaseValid() || signal.aborted) {
+      await fate.unreserve();
+      return 'released';
+    }
     let next: Repo<Env> | undefined;
     try {
-      const wait = await repo.isReady(fate.id, ctx.env);
+      const wait = readyWait(await repo.isReady(fate.id, ctx.env, stepContext), repo, (m) =>
+        ctx.warn(m, fate.id),
+      );
       if (wait > 0) {
         await fate.unreserve(wait);
         return 'deferred';
@@ -66,30 +81,32 @@ export async function runTransaction<Env>(
         current = Status.IN_PROGRESS;
       }
       ctx.stepStarted(fate.id, repo.type);
-      next = await repo.call(fate.id, ctx.env);
+      next = checkNextStep(await repo.call(fate.id, ctx.env, stepContext), repo);
       if (ctx.idempotencyCheck) {
         // as if the process died after call: the step is found again and re-run
-        await repo.isReady(fate.id, ctx.env);
+        await repo.isReady(fate.id, ctx.env, stepContext);
         ctx.stepStarted(fate.id, repo.type);
-        next = await repo.call(fate.id, ctx.env);
+        next = checkNextStep(await repo.call(fate.id, ctx.env, stepContext), repo);
       }
     } catch (err) {
       if (isStoreFault(err)) throw err;
-      return fail(ctx, fate, err);
+      if (signal.aborted) throw new Interrupted('the step was interrupted', { cause: err });
+      return fail(ctx, fate, err, signal);
     }
-    if (!next) return succeed(fate, repo);
+    if (!next) return succeed(ctx, fate, repo, signal);
     try {
       await fate.push(ctx.steps.serialize(next));
     } catch (err) {
       if (isStoreFault(err)) throw err;
-      return fail(ctx, fate, err);
+      return fail(ctx, fate, err, signal);
     }
     repo = next;
-    if (ctx.stopping()) {
-      await fate.unreserve();
-      return 'released';
-    }
   }
+}
+
+/** True for the error a run ends with when its signal stopped a step. */
+export function isInterrupted(err: unknown): boolean {
+  return err instanceof Interrupted;
 }
 
 async function topRepo<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<Repo<Env>> {
@@ -98,12 +115,28 @@ async function topRepo<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<R
   return ctx.steps.deserialize(top);
 }
 
-async function succeed<Env>(fate: FateStore, repo: Repo<Env>): Promise<RunOutcome> {
-  const value = repo.returnValue?.();
-  const changes: TxChange[] = [{ op: 'setStatus', status: Status.SUCCESSFUL }];
-  if (value !== undefined) changes.unshift({ op: 'setInfo', key: 'returnValue', value });
-  changes.push((await fate.getInfo('autoClean')) ? { op: 'delete' } : { op: 'unreserve' });
-  await fate.commit(changes);
+/**
+ * Records the return value and SUCCESSFUL in one commit. A return value that cannot be
+ * stored (it throws, is not JSON, is too large) fails the transaction like any step error:
+ * leaving it runnable would run the last step again and again.
+ */
+async function succeed<Env>(
+  ctx: RunnerContext<Env>,
+  fate: FateStore,
+  repo: Repo<Env>,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
+  try {
+    const value = repo.returnValue?.();
+    if (value !== undefined) checkJson(`return value of step ${repo.type}`, value);
+    const changes: TxChange[] = [{ op: 'setStatus', status: Status.SUCCESSFUL }];
+    if (value !== undefined) changes.unshift({ op: 'setInfo', key: 'returnValue', value });
+    changes.push((await fate.getInfo('autoClean')) ? { op: 'delete' } : { op: 'unreserve' });
+    await fate.commit(changes);
+  } catch (err) {
+    if (isStoreFault(err)) throw err;
+    return fail(ctx, fate, err, signal);
+  }
   return Status.SUCCESSFUL;
 }
 
@@ -112,36 +145,50 @@ async function fail<Env>(
   ctx: RunnerContext<Env>,
   fate: FateStore,
   err: unknown,
+  signal: AbortSignal,
 ): Promise<RunOutcome> {
   const failed: TxChange = { op: 'setStatus', status: Status.FAILED_IN_PROGRESS };
   try {
     await fate.commit([{ op: 'setInfo', key: 'error', value: toTxError(err) }, failed]);
   } catch (recordErr) {
-    // unreadable stored info must not keep the transaction from rolling back
-    if (!(recordErr instanceof FateError && recordErr.code === FateErrorCode.CORRUPT_DATA))
-      throw recordErr;
+    // The error cannot be stored (unreadable info, no room): roll back all the same.
+    if (isStoreFault(recordErr)) throw recordErr;
+    ctx.warn('the error could not be recorded; rolling back without it', fate.id, recordErr);
     await fate.commit([failed]);
   }
-  return undoAll(ctx, fate);
+  return undoAll(ctx, fate, signal);
 }
+
+/** Undo errors kept on a transaction; more are counted, not stored. */
+const MAX_UNDO_ERRORS = 20;
 
 /**
  * Undoes every step newest-first, popping each. An `undo` that throws (or a step that
  * cannot be rebuilt) is recorded and the rollback goes on. Ends FAILED.
  */
-async function undoAll<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<RunOutcome> {
+async function undoAll<Env>(
+  ctx: RunnerContext<Env>,
+  fate: FateStore,
+  signal: AbortSignal,
+): Promise<RunOutcome> {
   let stack: readonly unknown[] = [];
   try {
     stack = await fate.getStack();
   } catch (err) {
+    if (isStoreFault(err)) throw err;
     // a stack that cannot be read cannot be undone: record why and end the transaction
     await recordUndoError(fate, err);
   }
   for (let depth = stack.length; depth > 0; depth--) {
+    if (ctx.stopping() || !ctx.leaseValid() || signal.aborted) {
+      await fate.unreserve(); // the rollback goes on wherever it is picked up next
+      return 'released';
+    }
     try {
-      await (await topRepo(ctx, fate)).undo(fate.id, ctx.env);
+      await (await topRepo(ctx, fate)).undo(fate.id, ctx.env, { signal });
     } catch (err) {
       if (isStoreFault(err)) throw err;
+      if (signal.aborted) throw new Interrupted('the undo was interrupted', { cause: err });
       await recordUndoError(fate, err);
     }
     if (depth > 1) await fate.pop();
@@ -168,10 +215,14 @@ async function recordUndoError(fate: FateStore, err: unknown): Promise<void> {
     error = undefined; // unreadable info: start a fresh record
   }
   const base = error ?? { message: 'rolled back' };
-  await fate.setInfo('error', {
-    ...base,
-    undoErrors: [...(base.undoErrors ?? []), toTxError(err)],
-  });
+  const undoErrors = base.undoErrors ?? [];
+  if (undoErrors.length >= MAX_UNDO_ERRORS) return;
+  try {
+    await fate.setInfo('error', { ...base, undoErrors: [...undoErrors, toTxError(err)] });
+  } catch (recordErr) {
+    if (isStoreFault(recordErr)) throw recordErr;
+    // no room for one more: the rollback matters more than its log
+  }
 }
 
 /**
@@ -180,9 +231,9 @@ async function recordUndoError(fate: FateStore, err: unknown): Promise<void> {
  */
 export function isStoreFault(err: unknown): boolean {
   return (
-    err instanceof FateError &&
-    (err.code === FateErrorCode.NOT_RESERVED ||
-      err.code === FateErrorCode.CLOSED ||
-      err.code === FateErrorCode.STORE_UNAVAILABLE)
+    isFateError(err, FateErrorCode.NOT_RESERVED) ||
+    isFateError(err, FateErrorCode.CLOSED) ||
+    isFateError(err, FateErrorCode.STORE_UNAVAILABLE) ||
+    isFateError(err, FateErrorCode.OUTCOME_UNKNOWN)
   );
 }

@@ -1,4 +1,10 @@
-import type { PartitionData, PartitionScanner } from '../partition.js';
+import type { FateId } from '../ids.js';
+import {
+  inRange,
+  type PartitionData,
+  type PartitionScanner,
+  partitionRange,
+} from '../partition.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
 import type { WorkQueue } from './work-queue.js';
@@ -10,13 +16,17 @@ export interface WorkFinderOptions {
   readonly partition: () => Promise<PartitionData | undefined>;
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
+  /** Ids read per scan page. */
+  readonly pageSize: number;
   readonly onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
 }
 
 /**
- * The one thread per instance that looks for work (seed PR): scans its partition, hands
- * ids to the workers through the bounded queue, and backs off exponentially when it finds
- * nothing — never sleeping past the earliest stored deferral, and cut short by `wake()`.
+ * The one loop per instance that looks for work (seed PR): walks its partition a page at
+ * a time in id order, hands ids to the workers through the bounded queue, and at the end
+ * of a sweep that found nothing backs off exponentially — never sleeping past the
+ * earliest stored deferral, and cut short by `wake()`. A partition change does not send
+ * it back to the start: it goes on from where it was when that is still in its range.
  */
 export class WorkFinder {
   readonly #o: WorkFinderOptions;
@@ -25,6 +35,8 @@ export class WorkFinder {
   #wake: (() => void) | undefined;
   #woken = false;
   #stale = false;
+  /** The last id looked at in this sweep; the next page starts after it. */
+  #cursor: string | undefined;
 
   constructor(options: WorkFinderOptions) {
     this.#o = options;
@@ -35,20 +47,21 @@ export class WorkFinder {
     this.#loop = this.#run();
   }
 
-  /** Look again as soon as the current scan is handed out (work was seeded). */
+  /** Look again as soon as the current page is handed out (work was seeded). */
   wake(): void {
     this.#woken = true;
     this.#wake?.();
   }
 
-  /**
-   * The last scan is out of date (the partition changed, dead reservations were cleared):
-   * stop handing out its ids and scan again now.
-   */
+  /** The partition changed: stop handing out the current page and read it again now. */
   rescan(): void {
     this.#stale = true;
-    this.#woken = true;
-    this.#wake?.();
+    this.wake();
+  }
+
+  /** Transactions that became runnable again (their holder died): they go first. */
+  recovered(ids: readonly FateId[]): void {
+    for (const id of ids) this.#o.queue.offerFirst(id);
   }
 
   async stop(): Promise<void> {
@@ -58,44 +71,86 @@ export class WorkFinder {
   }
 
   async #run(): Promise<void> {
-    const { backoffMinMs, backoffMaxMs, queue } = this.#o;
+    const { backoffMinMs, backoffMaxMs } = this.#o;
     let backoff = backoffMinMs;
+    let foundInSweep = 0;
+    let nextDeferralAt: number | undefined;
+    let lastPartition: PartitionData | undefined;
     while (this.#running) {
-      this.#woken = false;
+      // A sweep reads from the start, so wake-ups before it are covered by it; those
+      // during it send the finder round once more when it ends.
+      if (this.#cursor === undefined) this.#woken = false;
       this.#stale = false;
-      let found = 0;
-      let nextDeferralAt: number | undefined;
+      let more = false;
       try {
         const partition = await this.#o.partition();
         if (partition && partition.total > 0) {
-          const scan = await this.#o.scanner.scan(this.#o.store, partition);
-          nextDeferralAt = scan.nextDeferralAt;
-          for (const id of scan.ids) {
-            if (!this.#running || this.#stale) break;
-            if (!queue.has(id) && (await queue.offer(id))) found++;
+          if (!samePartition(partition, lastPartition)) this.#keepCursorIn(partition);
+          lastPartition = partition;
+          const page = await this.#page(partition);
+          foundInSweep += page.found;
+          if (page.nextDeferralAt !== undefined) {
+            nextDeferralAt = Math.min(nextDeferralAt ?? page.nextDeferralAt, page.nextDeferralAt);
           }
-          this.#o.onEvent('scan', {
-            partition,
-            strategy: this.#o.scanner.strategy,
-            itemsRead: scan.itemsRead,
-            ms: scan.ms,
-            found,
-          });
+          more = page.more;
         }
       } catch (error) {
         this.#o.onEvent('warning', { message: 'work finder scan failed', error });
       }
-      if (found > 0 || this.#woken) {
+      if (more && this.#running) continue; // the sweep goes on
+      if (foundInSweep > 0 || this.#woken) {
+        foundInSweep = 0;
+        nextDeferralAt = undefined;
         backoff = backoffMinMs;
         continue;
       }
       const untilDeferral =
-        nextDeferralAt === undefined ? backoff : Math.max(1, nextDeferralAt - Date.now());
+        nextDeferralAt === undefined ? backoff : Math.max(1, nextDeferralAt - this.#o.store.now());
+      nextDeferralAt = undefined;
       await this.#sleep(Math.min(backoff, untilDeferral));
       backoff = this.#woken
         ? backoffMinMs
         : Math.min(backoffMaxMs, Math.round(backoff * 1.5 + backoffMinMs));
     }
+  }
+
+  /** Reads one page after the cursor and hands its ids out; moves the cursor. */
+  async #page(partition: PartitionData) {
+    const { queue, scanner, store, pageSize } = this.#o;
+    const scan = await scanner.scan(store, partition, {
+      limit: pageSize,
+      ...(this.#cursor !== undefined ? { after: this.#cursor } : {}),
+    });
+    let found = 0;
+    let cut = false;
+    for (const id of scan.ids) {
+      if (!this.#running || this.#stale) {
+        cut = true;
+        break;
+      }
+      if (!queue.has(id) && (await queue.offer(id))) found++;
+      this.#cursor = id;
+    }
+    if (!cut) this.#cursor = scan.last; // a full page goes on after it; else the sweep ends
+    this.#o.onEvent('scan', {
+      partition,
+      strategy: scanner.strategy,
+      itemsRead: scan.itemsRead,
+      ms: scan.ms,
+      found,
+    });
+    return {
+      found,
+      more: this.#cursor !== undefined,
+      nextDeferralAt: scan.nextDeferralAt,
+    };
+  }
+
+  /** After a partition change, go on from the cursor if the new range still holds it. */
+  #keepCursorIn(partition: PartitionData): void {
+    if (this.#cursor === undefined || this.#o.scanner.strategy === 'hash') return;
+    const range = partitionRange(partition);
+    if (!inRange(this.#cursor, range)) this.#cursor = undefined;
   }
 
   #sleep(ms: number): Promise<void> {
@@ -112,4 +167,8 @@ export class WorkFinder {
       };
     });
   }
+}
+
+function samePartition(a: PartitionData | undefined, b: PartitionData | undefined): boolean {
+  return a?.partition === b?.partition && a?.total === b?.total;
 }

@@ -35,6 +35,19 @@ export class WorkQueue {
     return true;
   }
 
+  /**
+   * Puts an id at the head of the queue at once, past the capacity: for transactions
+   * whose holder died, which have waited longest. False when closed or held already.
+   */
+  offerFirst(id: FateId): boolean {
+    if (this.#closed || this.#held.has(id)) return false;
+    this.#held.add(id);
+    const taker = this.#takers.shift();
+    if (taker) taker(id);
+    else this.#items.unshift(id);
+    return true;
+  }
+
   /** The next id, or undefined once closed. */
   take(): Promise<FateId | undefined> {
     const id = this.#items.shift();

@@ -5,8 +5,10 @@ import { inRange } from '../partition.js';
 import { RUNNABLE_STATUSES, Status } from '../status.js';
 import type {
   BackendScan,
+  InstanceRecord,
   NewRecord,
   RecordWrite,
+  ReservationFilter,
   StoreBackend,
   StoredRecord,
 } from '../store/backend.js';
@@ -14,10 +16,14 @@ import type { StoreCapabilities } from '../store/capabilities.js';
 import { sameReservation } from '../store/codec.js';
 import type { IdRange, Reservation } from '../store/types.js';
 
+/** A record with the op name kept beside it, as the runnable index of a real store would. */
+type Entry = StoredRecord & { readonly op: string };
+
 /** The shared data of one in-memory namespace. */
 class MemorySpace {
-  readonly records = new Map<string, StoredRecord>();
-  readonly instances = new Map<string, number>();
+  readonly records = new Map<string, Entry>();
+  /** Liveness: lock id → state and the time (this process's clock) it may be forgotten. */
+  readonly instances = new Map<string, { state: string; forgetAt: number }>();
   readonly wakeups = new EventEmitter();
 }
 
@@ -55,15 +61,28 @@ export class MemoryBackend implements StoreBackend {
   async open(): Promise<void> {}
   async close(): Promise<void> {}
 
+  /** One process, one clock: this process's wall clock is the store's. */
+  now(): number {
+    return Date.now();
+  }
+
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
     if (this.#space.records.has(id)) return false;
-    this.#space.records.set(id, { ...record, reservation: null, deferUntil: 0 });
+    const { status, stack, info, op } = record;
+    this.#space.records.set(id, { status, stack, info, op, reservation: null, deferUntil: 0 });
     if (record.status === Status.SUBMITTED) this.#space.wakeups.emit('work');
     return true;
   }
 
+  async insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
+    const out: boolean[] = [];
+    for (const { id, record } of records) out.push(await this.insert(id, record));
+    return out;
+  }
+
   async read(id: FateId): Promise<StoredRecord | undefined> {
-    return this.#space.records.get(id);
+    const r = this.#space.records.get(id);
+    return r && toStored(r);
   }
 
   async tryReserve(
@@ -73,9 +92,9 @@ export class MemoryBackend implements StoreBackend {
     const r = this.#space.records.get(id);
     if (!r) return 'absent';
     if (r.reservation && !sameReservation(r.reservation, reservation)) return 'held';
-    const reserved = { ...r, reservation };
+    const reserved = { ...r, reservation: { lockId: reservation.lockId, uuid: reservation.uuid } };
     this.#space.records.set(id, reserved);
-    return reserved;
+    return toStored(reserved);
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
@@ -89,8 +108,9 @@ export class MemoryBackend implements StoreBackend {
       status: change.status ?? r.status,
       stack: change.stack ?? r.stack,
       info: change.info ?? r.info,
+      op: r.op,
       reservation: change.release ? null : r.reservation,
-      deferUntil: change.release ? change.release.deferUntil : r.deferUntil,
+      deferUntil: change.release ? deferUntil(change.release.deferMs) : r.deferUntil,
     });
     return true;
   }
@@ -105,13 +125,17 @@ export class MemoryBackend implements StoreBackend {
   async list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
     const out: Array<{ id: string; record: StoredRecord }> = [];
     for (const [id, record] of this.#space.records) {
-      if (!statuses || statuses.has(record.status as Status)) out.push({ id, record });
+      if (!statuses || statuses.has(record.status as Status)) {
+        out.push({ id, record: toStored(record) });
+      }
     }
     return out;
   }
 
-  async scanRunnable(range: IdRange | undefined, now: number): Promise<BackendScan> {
-    const ids: string[] = [];
+  /** Reads every record (no sorted index here): the cost a hash scan has everywhere. */
+  async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
+    const now = this.now();
+    const due: Array<[string, string]> = [];
     let itemsRead = 0;
     let nextDeferralAt: number | undefined;
     for (const [id, r] of this.#space.records) {
@@ -122,30 +146,43 @@ export class MemoryBackend implements StoreBackend {
         nextDeferralAt = Math.min(nextDeferralAt ?? r.deferUntil, r.deferUntil);
         continue;
       }
-      ids.push(id);
+      due.push([id, r.op]);
     }
-    ids.sort();
-    return { ids, itemsRead, ...(nextDeferralAt ? { nextDeferralAt } : {}) };
+    due.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    const page = due.slice(0, limit);
+    return {
+      ids: page.map(([id]) => id),
+      ops: page.map(([, op]) => op),
+      itemsRead,
+      ...(nextDeferralAt ? { nextDeferralAt } : {}),
+      ...(due.length > limit ? { last: page[page.length - 1]?.[0] as string } : {}),
+    };
   }
 
-  async reservations(): Promise<Array<{ id: string; reservation: Reservation }>> {
+  async reservations(
+    filter: ReservationFilter = {},
+  ): Promise<Array<{ id: string; reservation: Reservation }>> {
     const out: Array<{ id: string; reservation: Reservation }> = [];
     for (const [id, r] of this.#space.records) {
-      if (r.reservation) out.push({ id, reservation: r.reservation });
+      if (!r.reservation || !inRange(id, filter.range)) continue;
+      if (filter.lockId !== undefined && r.reservation.lockId !== filter.lockId) continue;
+      out.push({ id, reservation: r.reservation });
+    }
+    return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
+  async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
+    this.#space.instances.set(lockId, { state, forgetAt: this.now() + ttlMs });
+  }
+
+  async instances(): Promise<InstanceRecord[]> {
+    const now = this.now();
+    const out: InstanceRecord[] = [];
+    for (const [lockId, { state, forgetAt }] of this.#space.instances) {
+      if (forgetAt <= now) this.#space.instances.delete(lockId);
+      else out.push({ lockId, state });
     }
     return out;
-  }
-
-  async heartbeat(instanceId: string, timeoutMs: number): Promise<void> {
-    this.#space.instances.set(instanceId, Date.now() + timeoutMs);
-  }
-
-  async removeInstance(instanceId: string): Promise<void> {
-    this.#space.instances.delete(instanceId);
-  }
-
-  async liveInstances(now: number): Promise<string[]> {
-    return [...this.#space.instances].filter(([, expires]) => expires > now).map(([id]) => id);
   }
 
   async subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
@@ -154,6 +191,20 @@ export class MemoryBackend implements StoreBackend {
       this.#space.wakeups.off('work', listener);
     };
   }
+}
+
+function toStored(e: Entry): StoredRecord {
+  return {
+    status: e.status,
+    stack: e.stack,
+    info: e.info,
+    reservation: e.reservation,
+    deferUntil: e.deferUntil,
+  };
+}
+
+function deferUntil(deferMs: number): number {
+  return deferMs === 0 ? 0 : Date.now() + deferMs;
 }
 
 /** Drops a shared namespace (tests). */

@@ -6,6 +6,7 @@ import type { IdRange, Reservation } from './types.js';
 /**
  * A transaction as a backend stores it. `stack` and `info` are JSON texts that only the
  * runtime guard encodes and decodes, so every backend fails the same way on bad data.
+ * Every text field round-trips byte for byte (any Unicode, any length up to the limit).
  */
 export interface StoredRecord {
   readonly status: string;
@@ -14,38 +15,79 @@ export interface StoredRecord {
   /** JSON object of `TxInfo`. */
   readonly info: string;
   readonly reservation: Reservation | null;
-  /** Epoch ms before which scans skip it; 0 when not deferred. */
+  /** Epoch ms of the store's clock (`now()`) before which scans skip it; 0 when not deferred. */
   readonly deferUntil: number;
 }
 
-/** A new record: always unreserved and not deferred. */
-export type NewRecord = Pick<StoredRecord, 'status' | 'stack' | 'info'> & { status: Status };
+/**
+ * A new record: always unreserved and not deferred. `op` is the transaction's op name
+ * ('' for none), kept beside the runnable index so a scan can say it without reading info.
+ */
+export type NewRecord = Pick<StoredRecord, 'status' | 'stack' | 'info'> & {
+  readonly status: Status;
+  readonly op: string;
+};
 
 /** What a fenced write changes. Absent fields stay as they are. */
 export interface RecordWrite {
   readonly status?: Status;
   readonly stack?: string;
   readonly info?: string;
-  /** Release the reservation, hidden from scans until `deferUntil` (0 = not deferred). */
-  readonly release?: { readonly deferUntil: number };
-  /** Delete the record (and with it the reservation). */
+  /**
+   * Release the reservation, hidden from scans for `deferMs` from now by the store's own
+   * clock (stored as `deferUntil`; 0 = not deferred). Without `release` the reservation and
+   * the stored deferral stay as they are.
+   */
+  readonly release?: { readonly deferMs: number };
+  /** Delete the record (and with it the reservation). Other fields are then ignored. */
   readonly delete?: boolean;
 }
 
 /** One page of a runnable scan, before the guard adds timing. */
 export interface BackendScan {
+  /** Runnable ids, ascending, at most the page limit. */
   readonly ids: string[];
+  /** The op name of each id (same order, same length; '' when it has none). */
+  readonly ops: string[];
+  /** Rows, keys or znodes read to answer. */
   readonly itemsRead: number;
+  /** Earliest `deferUntil` (store clock) among deferred runnable unreserved records seen. */
   readonly nextDeferralAt?: number;
+  /**
+   * Set when the page ended at the limit: the last id examined. The next page of the same
+   * range starts after it. Absent when the scan reached the end of the range.
+   */
+  readonly last?: string;
+}
+
+/** A liveness record as the store keeps it: the holder's lock id and the guard's opaque state. */
+export interface InstanceRecord {
+  readonly lockId: string;
+  /** Opaque text written by the guard (JSON); it changes with every heartbeat. */
+  readonly state: string;
+}
+
+/** Which reservations `reservations` should return; a hint (the guard filters again). */
+export interface ReservationFilter {
+  readonly range?: IdRange;
+  readonly lockId?: string;
 }
 
 /**
  * What a backend implements: small, dumb and atomic. The runtime guard in core
- * (`createFatesStore`) validates arguments, checks preconditions, encodes data and keeps
- * state, so none of that is repeated per backend. Every hook is required.
+ * (`createFatesStore`) validates arguments, checks preconditions, encodes data, judges
+ * liveness and retries unknown outcomes, so none of that is repeated per backend. Every
+ * hook is required.
  *
- * Atomicity: each method is one atomic step against the shared data. `write` must apply
- * only when the stored reservation equals `reservation` (both fields): this is fencing.
+ * Atomicity: each method is one atomic step against the shared data. `write` and
+ * `clearReservation` apply only when the stored reservation equals the given one in both
+ * fields (lock id AND uuid): this is fencing.
+ *
+ * Lost replies: any call may apply and still fail with an error (the reply was lost). The
+ * guard retries `insert`, `insertMany`, `tryReserve`, `write` and `clearReservation` with the same
+ * arguments, so each must give the same answer when repeated after it applied: `tryReserve`
+ * with the reservation already stored returns the record; `insert` of an existing id
+ * returns false (the guard then compares what is stored).
  */
 export interface StoreBackend {
   readonly capabilities: StoreCapabilities;
@@ -55,34 +97,58 @@ export interface StoreBackend {
   /** Disconnects. Called once by the guard. */
   close(): Promise<void>;
 
+  /**
+   * The store's clock, epoch ms: the one clock every deferral is written and judged by,
+   * inside the store's own operations (a server's clock in its scripts or statements; an
+   * embedded store's host clock as the store reads it). This is this client's estimate of
+   * it, within a round trip, for turning a stored `deferUntil` into a wait; a client whose
+   * own clock is off changes nothing.
+   */
+  now(): number;
+
   /** Inserts if no record has this id; false when one exists. */
   insert(id: FateId, record: NewRecord): Promise<boolean>;
+  /**
+   * `insert` of many records, in as few round trips as the store allows; one answer per
+   * record, in order. Not atomic as a whole: each record is inserted or not on its own.
+   */
+  insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]>;
   read(id: FateId): Promise<StoredRecord | undefined>;
   /**
    * Sets the reservation if the record exists and is unreserved, or is already held by
-   * exactly this reservation (a retry). Returns the record as reserved, or why not.
+   * exactly this reservation (a retry). Returns the record as reserved, or why not. Nothing
+   * else changes: status, stack, info and the stored deferral stay as they are.
    */
   tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'>;
   /** Applies `change` only if the stored reservation equals `reservation`; else false. */
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean>;
-  /** Clears the reservation only if it still equals `reservation`. */
+  /**
+   * Clears the reservation only if it still equals `reservation` (both fields); the record
+   * becomes runnable again as it was, keeping its stored deferral. Else false.
+   */
   clearReservation(id: FateId, reservation: Reservation): Promise<boolean>;
 
   /** Every record, or those in `statuses` when given (a hint: the guard filters again). */
   list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>>;
   /**
-   * Runnable ids in `range` (all ids when undefined), ascending: status SUBMITTED,
-   * IN_PROGRESS or FAILED_IN_PROGRESS, unreserved, `deferUntil <= now`.
+   * Runnable ids in `range` (all ids when undefined), ascending, at most `limit`: status
+   * SUBMITTED, IN_PROGRESS or FAILED_IN_PROGRESS, unreserved, `deferUntil` not after the
+   * store's clock.
    */
-  scanRunnable(range: IdRange | undefined, now: number): Promise<BackendScan>;
-  reservations(): Promise<Array<{ id: string; reservation: Reservation }>>;
+  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan>;
+  /** Held reservations, in id order; `filter` narrows them (a hint). */
+  reservations(
+    filter?: ReservationFilter,
+  ): Promise<Array<{ id: string; reservation: Reservation }>>;
 
-  /** Creates or refreshes the liveness record of `instanceId`, live for `timeoutMs`. */
-  heartbeat(instanceId: string, timeoutMs: number): Promise<void>;
-  /** Removes the liveness record (clean shutdown). */
-  removeInstance(instanceId: string): Promise<void>;
-  /** Ids of instances whose liveness has not lapsed at `now`. */
-  liveInstances(now: number): Promise<string[]>;
+  /**
+   * Creates or replaces the liveness record of `lockId` with `state`. The store may forget
+   * a record `ttlMs` (its own clock) after it was last written, and not before: a record
+   * written last (a tombstone) must outlive this client's `close` for that long.
+   */
+  heartbeat(lockId: string, state: string, ttlMs: number): Promise<void>;
+  /** Every liveness record the store still keeps. */
+  instances(): Promise<InstanceRecord[]>;
 
   /**
    * Subscribes to wake-ups published when a SUBMITTED record is inserted by any client.

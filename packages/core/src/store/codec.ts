@@ -75,12 +75,55 @@ export function encodeJson(what: string, value: unknown): string {
   return text;
 }
 
+/**
+ * Refuses what JSON would silently change or drop: functions, symbols, `undefined` in
+ * arrays, NaN and ±Infinity (become null), BigInt and cycles (throw), and objects that are
+ * not plain (a Date becomes a string, a Map `{}`). What passes round-trips unchanged.
+ */
+export function checkJson(what: string, value: unknown): void {
+  const seen = new Set<object>();
+  const visit = (v: unknown, path: string): void => {
+    switch (typeof v) {
+      case 'string':
+      case 'boolean':
+        return;
+      case 'number':
+        if (!Number.isFinite(v)) throw invalidArgument(`${what}: ${path} is ${v}, not JSON`);
+        return;
+      case 'object': {
+        if (v === null) return;
+        if (seen.has(v)) throw invalidArgument(`${what}: ${path} is a cycle, not JSON`);
+        const proto = Object.getPrototypeOf(v);
+        if (Array.isArray(v)) {
+          seen.add(v);
+          v.forEach((item, i) => {
+            visit(item, `${path}[${i}]`);
+          });
+        } else if (proto === Object.prototype || proto === null) {
+          seen.add(v);
+          for (const [k, item] of Object.entries(v)) {
+            if (item !== undefined) visit(item, `${path}.${k}`);
+          }
+        } else {
+          const kind = (proto as { constructor?: { name?: string } })?.constructor?.name;
+          throw invalidArgument(`${what}: ${path} is a ${kind ?? 'non-plain object'}, not JSON`);
+        }
+        seen.delete(v);
+        return;
+      }
+      default:
+        throw invalidArgument(`${what}: ${path} is a ${typeof v}, not JSON`);
+    }
+  };
+  visit(value, '$');
+}
+
 /** Validates a step given by a caller. */
 export function checkStep(step: unknown): StepData {
   if (!isStep(step)) {
     throw invalidArgument('a step is `{ type: non-empty string, state: JSON value }`');
   }
-  encodeJson(`state of step ${step.type}`, step.state);
+  checkJson(`state of step ${step.type}`, step.state);
   return { type: step.type, state: step.state };
 }
 

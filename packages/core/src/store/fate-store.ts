@@ -28,13 +28,19 @@ export interface FateStore {
   readonly id: FateId;
   readonly reservation: Reservation;
   /**
-   * The stored deferral when it was reserved (epoch ms, 0 = none). Work finders skip
-   * deferred transactions, but a scan answered just before a deferral was stored can still
-   * name one: the engine checks this after reserving.
+   * The stored deferral when it was reserved (store clock, epoch ms, 0 = none). Work
+   * finders skip deferred transactions, but a scan answered just before a deferral was
+   * stored can still name one: the engine checks this after reserving.
    */
   readonly deferUntil: number;
   /** False once unreserved, deleted, or a write found the reservation gone. */
   readonly isReserved: boolean;
+  /**
+   * True after a write whose outcome is unknown (the store did not answer, even when asked
+   * again): the cached state may be wrong, so every read and write throws
+   * `FATE_OUTCOME_UNKNOWN` until `refresh()` has read the record again.
+   */
+  readonly outcomeUnknown: boolean;
 
   getStatus(): Promise<Status>;
   setStatus(status: Status): Promise<void>;
@@ -66,4 +72,17 @@ export interface FateStore {
    * as one atomic, fenced write: all or nothing.
    */
   commit(changes: readonly TxChange[]): Promise<void>;
+
+  /**
+   * Reads the record again and takes what is stored as the truth: true when the
+   * reservation is still this one (the handle is usable again), false when it is gone.
+   */
+  refresh(): Promise<boolean>;
+
+  /**
+   * Gives the reservation up without writing: the handle becomes unusable and the
+   * reservation an orphan, which `releaseOrphans` (or this client's liveness lapsing)
+   * releases later. For a holder whose release keeps failing while it has to stop.
+   */
+  abandon(): void;
 }

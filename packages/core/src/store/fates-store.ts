@@ -5,8 +5,11 @@ import type {
   FateView,
   IdRange,
   ListFilter,
+  LiveInstance,
+  RegisterOptions,
   ReservationEntry,
   ReserveOptions,
+  ScanOptions,
   ScanResult,
   SeedRequest,
   SeedResult,
@@ -17,19 +20,39 @@ import type {
  * All transactions of one store, as seen by one client (instance).
  *
  * Get one with `openStore(url)`; every backend is wrapped in the same runtime guard, so
- * argument checks, state checks and error codes are the same everywhere.
+ * argument checks, state checks, liveness judgement, retries of unknown outcomes and error
+ * codes are the same everywhere.
  */
 export interface FatesStore {
-  /** This client's instance (lock) id, used in its reservations and liveness record. */
+  /** This client's instance id, as given (or a fresh UUID). */
   readonly instanceId: string;
+  /**
+   * This client's incarnation, `<instanceId>@<random>`, fresh for every open: the lock id of
+   * its reservations and of its liveness record.
+   */
+  readonly lockId: string;
+  /** How long this client's liveness lasts without a heartbeat, and how long others are watched. */
+  readonly livenessTimeoutMs: number;
   readonly capabilities: StoreCapabilities;
+
+  /** The store's clock as this client knows it, epoch ms (what deferrals are judged by). */
+  now(): number;
 
   /** A new, empty transaction in status NEW. */
   create(): Promise<FateId>;
-  /** A SUBMITTED transaction with its first step; with a key, at most one per key. */
+  /**
+   * A SUBMITTED transaction with its first step; with a key, at most one per key. A reply
+   * lost after the store applied it is retried with the same id, never duplicated.
+   */
   seed(request: SeedRequest): Promise<SeedResult>;
+  /** `seed` of many, in as few round trips as the store allows; results in order. */
+  seedMany(requests: readonly SeedRequest[]): Promise<SeedResult[]>;
 
-  /** Reserves `id` if it exists and nobody holds it; otherwise `undefined`. */
+  /**
+   * Reserves `id` if it exists and nobody holds it; otherwise `undefined`. A lost reply is
+   * retried with the same reservation; if the outcome stays unknown the call fails and the
+   * reservation, if it was stored, is released in the background.
+   */
   tryReserve(id: FateId): Promise<FateStore | undefined>;
   /**
    * Waits until `id` can be reserved. An absent id is `FATE_NOT_FOUND` at once; the
@@ -40,22 +63,34 @@ export interface FatesStore {
   /** A snapshot; an absent id reads UNKNOWN with an empty stack and no info. */
   read(id: FateId): Promise<FateView>;
   list(filter?: ListFilter): Promise<TxSummary[]>;
-  /** Runnable ids within `range` (all when omitted), in id order. */
-  scanRunnable(range?: IdRange): Promise<ScanResult>;
-  /** Every reservation currently held, by anyone. */
-  reservations(): Promise<ReservationEntry[]>;
+  /** Runnable ids within `range` (all when omitted), in id order, one page at a time. */
+  scanRunnable(range?: IdRange, options?: ScanOptions): Promise<ScanResult>;
+  /** Every reservation currently held, by anyone (within `range` when given). */
+  reservations(range?: IdRange): Promise<ReservationEntry[]>;
 
-  /** Records this instance as live (and, in automatic mode, keeps it so). */
-  registerInstance(): Promise<void>;
-  /** Removes this instance's liveness record (it leaves membership at once). */
+  /**
+   * Records this client as live. With a `group` it is an engine and takes part in
+   * membership (partitions); without, it only keeps its reservations from being cleared.
+   */
+  registerInstance(options?: RegisterOptions): Promise<void>;
+  /** Marks this client gone: it leaves membership at once and its reservations may be cleared. */
   unregisterInstance(): Promise<void>;
-  /** Refreshes this instance's liveness. */
+  /** Refreshes this client's liveness. */
   heartbeat(): Promise<void>;
-  /** Live instance ids, sorted. */
-  liveInstances(): Promise<string[]>;
-  isAlive(instanceId: string): Promise<boolean>;
-  /** Clears reservations whose holder is not live; returns how many. */
-  clearDeadReservations(): Promise<number>;
+  /** Instances this client has observed live (renewing), sorted by lock id. */
+  liveInstances(): Promise<LiveInstance[]>;
+  /** True while `id` (a lock id, or an instance id: any of its incarnations) looks live. */
+  isAlive(id: string): Promise<boolean>;
+  /**
+   * Clears reservations (within `range` when given) whose holder this client has watched
+   * for a full liveness timeout without seeing it renew, or that closed; returns them.
+   */
+  clearDeadReservations(range?: IdRange): Promise<ReservationEntry[]>;
+  /**
+   * Self-reconciliation: releases reservations stored under this client's lock id that no
+   * handle of this client holds (left by a lost reply, or by a store that lost a release).
+   */
+  releaseOrphans(): Promise<ReservationEntry[]>;
 
   /**
    * Calls `listener` when another client seeds work (only where

@@ -1,40 +1,42 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
-import { type FateId, keyedFateId, newFateId, parseFateId } from '../ids.js';
-import { ALL_STATUSES, Status } from '../status.js';
-import type { StoreBackend, StoredRecord } from './backend.js';
+import { type FateId, parseFateId } from '../ids.js';
+import type { Status } from '../status.js';
+import type { StoreBackend } from './backend.js';
 import type { StoreCapabilities } from './capabilities.js';
-import {
-  checkStep,
-  decodeInfo,
-  decodeStack,
-  decodeStatus,
-  decodeView,
-  encodeJson,
-  isReservation,
-} from './codec.js';
+import { ClientLiveness } from './client-liveness.js';
+import { decodeStatus, decodeView } from './codec.js';
 import type { FateStore } from './fate-store.js';
 import type { FatesStore } from './fates-store.js';
+import { newLockId } from './lock-id.js';
 import { type ResolvedStoreOptions, resolveStoreOptions, type StoreOptions } from './options.js';
+import { ReservationLedger } from './reservation-ledger.js';
 import { type HandleHost, ReservedFate } from './reserved-fate.js';
+import { retryUnknown } from './retry.js';
+import { scanPage } from './scan-page.js';
+import { createNew, insertSeeds, newRecord, prepareSeed, type RetriedCaller } from './seeding.js';
+import { checkListFilter, summarizeRows } from './summarize.js';
 import type {
   FateView,
   IdRange,
   ListFilter,
+  LiveInstance,
+  RegisterOptions,
   Reservation,
   ReservationEntry,
   ReserveOptions,
+  ScanOptions,
   ScanResult,
   SeedRequest,
   SeedResult,
-  TxInfo,
   TxSummary,
 } from './types.js';
 
 /**
  * Opens `backend` and wraps it in the runtime guard every backend shares: argument
- * validation, data encoding, preconditions, open-once / close-once and error mapping.
+ * validation, data encoding, preconditions, liveness judgement, retries of lost replies,
+ * open-once / close-once and error mapping.
  */
 export async function createFatesStore(
   backend: StoreBackend,
@@ -56,21 +58,38 @@ function toFateError(err: unknown, what: string): Error {
 }
 
 class GuardedFatesStore implements FatesStore {
+  readonly lockId: string;
   readonly #backend: StoreBackend;
   readonly #options: ResolvedStoreOptions;
+  readonly #ledger: ReservationLedger;
+  readonly #liveness: ClientLiveness;
+  readonly #host: HandleHost;
   #closed = false;
   #closing?: Promise<void>;
-  #registered = false;
-  /** What reserved handles call back into. */
-  readonly #host: HandleHost;
 
   constructor(backend: StoreBackend, options: ResolvedStoreOptions) {
     this.#backend = backend;
     this.#options = options;
+    this.lockId = newLockId(options.instanceId);
+    this.#ledger = new ReservationLedger((id, reservation) =>
+      this.#call('clearReservation', (b) => b.clearReservation(id, reservation)),
+    );
+    const caller = {
+      call: <T>(what: string, fn: (b: StoreBackend) => Promise<T>) => this.#call(what, fn),
+      retried: <T>(what: string, fn: (b: StoreBackend) => Promise<T>) => this.#retried(what, fn),
+    };
+    this.#liveness = new ClientLiveness(
+      this.lockId,
+      options.livenessTimeoutMs,
+      caller,
+      this.#ledger,
+    );
     this.#host = {
       maxRecordBytes: backend.capabilities.maxRecordBytes,
       write: (id, reservation, change) =>
         this.#call('write', (b) => b.write(id, reservation, change)),
+      read: (id) => this.#retried('read', (b) => b.read(id)),
+      ended: (uuid) => this.#ledger.forget(uuid),
     };
   }
 
@@ -78,61 +97,66 @@ class GuardedFatesStore implements FatesStore {
     return this.#options.instanceId;
   }
 
+  get livenessTimeoutMs(): number {
+    return this.#options.livenessTimeoutMs;
+  }
+
   get capabilities(): StoreCapabilities {
     return this.#backend.capabilities;
   }
 
+  now(): number {
+    return this.#backend.now();
+  }
+
   async create(): Promise<FateId> {
-    const info = encodeJson('info', { created: Date.now() } satisfies TxInfo);
-    for (;;) {
-      const id = newFateId();
-      const inserted = await this.#call('create', (b) =>
-        b.insert(id, { status: Status.NEW, stack: '[]', info }),
-      );
-      if (inserted) return id;
-    }
+    return createNew(this.#retriedCaller, newRecord(this.#backend.now()));
   }
 
   async seed(request: SeedRequest): Promise<SeedResult> {
-    if (typeof request !== 'object' || request === null)
-      throw invalidArgument('seed needs a request');
-    const step = checkStep(request.step);
-    if (typeof request.opName !== 'string' || request.opName === '') {
-      throw invalidArgument('seed needs a non-empty opName');
-    }
-    if (request.autoClean !== undefined && typeof request.autoClean !== 'boolean') {
-      throw invalidArgument('autoClean must be a boolean');
-    }
-    const id = request.key === undefined ? newFateId() : keyedFateId(request.key);
-    const info: TxInfo = {
-      opName: request.opName,
-      created: Date.now(),
-      ...(request.autoClean ? { autoClean: true } : {}),
-      ...(request.key ? { key: { type: request.key.type, key: request.key.key } } : {}),
-    };
-    const stack = encodeJson('stack', [step]);
-    const infoText = encodeJson('info', info);
-    this.#checkSize(id, stack, infoText);
-    const created = await this.#call('seed', (b) =>
-      b.insert(id, { status: Status.SUBMITTED, stack, info: infoText }),
-    );
-    return { id, created };
+    const [result] = await this.seedMany([request]);
+    return result as SeedResult;
+  }
+
+  async seedMany(requests: readonly SeedRequest[]): Promise<SeedResult[]> {
+    if (!Array.isArray(requests)) throw invalidArgument('seedMany needs an array of requests');
+    const now = this.#backend.now();
+    const seeds = requests.map((r) => prepareSeed(r, now));
+    for (const s of seeds) this.#checkSize(s.id, s.record.stack, s.record.info);
+    return insertSeeds(this.#retriedCaller, seeds);
   }
 
   async tryReserve(id: FateId): Promise<FateStore | undefined> {
     parseFateId(id);
-    const reservation: Reservation = { lockId: this.instanceId, uuid: randomUUID() };
-    const got = await this.#call('tryReserve', (b) => b.tryReserve(id, reservation));
-    if (got === 'absent' || got === 'held') return undefined;
+    const reservation: Reservation = { lockId: this.lockId, uuid: randomUUID() };
+    this.#ledger.pending(reservation.uuid);
+    let got: Awaited<ReturnType<StoreBackend['tryReserve']>>;
+    try {
+      got = await this.#retried('tryReserve', (b) => b.tryReserve(id, reservation));
+    } catch (err) {
+      // Unknown outcome: it may be stored under our name. Never leave it held and forgotten.
+      if (err instanceof FateError && err.code === FateErrorCode.STORE_UNAVAILABLE) {
+        this.#ledger.uncertain(id, reservation);
+      } else this.#ledger.forget(reservation.uuid);
+      throw err;
+    }
+    if (got === 'absent' || got === 'held') {
+      this.#ledger.forget(reservation.uuid);
+      return undefined;
+    }
     let status: Status;
     try {
       status = decodeStatus(id, got.status);
     } catch (err) {
       // Leave a record we cannot read exactly as it was, unreserved.
-      await this.#call('tryReserve', (b) => b.clearReservation(id, reservation));
+      await this.#retried('tryReserve', (b) => b.clearReservation(id, reservation)).finally(() =>
+        this.#ledger.forget(reservation.uuid),
+      );
       throw err;
     }
-    return new ReservedFate(this.#host, id, reservation, status, got);
+    const handle = new ReservedFate(this.#host, id, reservation, status, got);
+    this.#ledger.hold(reservation.uuid, handle);
+    return handle;
   }
 
   async reserve(id: FateId, options: ReserveOptions = {}): Promise<FateStore> {
@@ -141,7 +165,7 @@ class GuardedFatesStore implements FatesStore {
     if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs < 0)) {
       throw invalidArgument('timeoutMs must be a finite number >= 0');
     }
-    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs;
+    const deadline = performance.now() + (timeoutMs ?? Number.POSITIVE_INFINITY);
     let pause = 5;
     for (;;) {
       if (signal?.aborted) {
@@ -153,7 +177,7 @@ class GuardedFatesStore implements FatesStore {
       if (handle) return handle;
       const view = await this.#call('reserve', (b) => b.read(id));
       if (!view) throw new FateError(FateErrorCode.NOT_FOUND, `no transaction ${id}`);
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0)
         throw new FateError(FateErrorCode.TIMEOUT, `${id} stayed reserved for ${timeoutMs} ms`);
       try {
@@ -168,90 +192,56 @@ class GuardedFatesStore implements FatesStore {
   async read(id: FateId): Promise<FateView> {
     parseFateId(id);
     const record = await this.#call('read', (b) => b.read(id));
-    if (!record) return { id, status: Status.UNKNOWN, stack: [], info: {}, deferUntil: 0 };
+    if (!record) return { id, status: 'UNKNOWN', stack: [], info: {}, deferUntil: 0 };
     return decodeView(id, record);
   }
 
   async list(filter: ListFilter = {}): Promise<TxSummary[]> {
-    let statuses: Set<Status> | undefined;
-    if (filter.statuses !== undefined) {
-      statuses = new Set(filter.statuses);
-      for (const s of statuses) {
-        if (!ALL_STATUSES.includes(s)) throw invalidArgument(`not a status: ${String(s)}`);
-      }
-    }
-    if (filter.opName !== undefined && typeof filter.opName !== 'string') {
-      throw invalidArgument('opName must be a string');
-    }
+    const statuses = checkListFilter(filter);
     const rows = await this.#call('list', (b) => b.list(statuses));
-    const out: TxSummary[] = [];
-    for (const { id, record } of rows) {
-      const summary = summarize(id as FateId, record);
-      if (statuses && !statuses.has(summary.status)) continue;
-      if (filter.opName !== undefined && summary.opName !== filter.opName) continue;
-      out.push(summary);
+    return summarizeRows(rows, statuses, filter.opName);
+  }
+
+  scanRunnable(range?: IdRange, options?: ScanOptions): Promise<ScanResult> {
+    return scanPage(range, options, (r, limit) =>
+      this.#call('scanRunnable', (b) => b.scanRunnable(r, limit)),
+    );
+  }
+
+  reservations(range?: IdRange): Promise<ReservationEntry[]> {
+    return this.#liveness.reservations(range);
+  }
+
+  registerInstance(options?: RegisterOptions): Promise<void> {
+    if (options?.group !== undefined && typeof options.group !== 'string') {
+      throw invalidArgument('group must be a string');
     }
-    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.#liveness.register(options);
   }
 
-  async scanRunnable(range?: IdRange): Promise<ScanResult> {
-    if (range !== undefined) {
-      for (const bound of [range.start, range.end]) {
-        if (bound !== undefined && (typeof bound !== 'string' || !/^[0-9a-f-]*$/.test(bound))) {
-          throw invalidArgument('range bounds are lowercase hex strings');
-        }
-      }
-    }
-    const started = performance.now();
-    const page = await this.#call('scanRunnable', (b) => b.scanRunnable(range, Date.now()));
-    return {
-      ids: page.ids as FateId[],
-      itemsRead: page.itemsRead,
-      ms: performance.now() - started,
-      ...(page.nextDeferralAt ? { nextDeferralAt: page.nextDeferralAt } : {}),
-    };
+  unregisterInstance(): Promise<void> {
+    return this.#liveness.unregister();
   }
 
-  async reservations(): Promise<ReservationEntry[]> {
-    const rows = await this.#call('reservations', (b) => b.reservations());
-    return rows.filter((r) => isReservation(r.reservation)) as ReservationEntry[];
+  heartbeat(): Promise<void> {
+    return this.#liveness.heartbeat();
   }
 
-  async registerInstance(): Promise<void> {
-    await this.heartbeat();
-    this.#registered = true;
+  liveInstances(): Promise<LiveInstance[]> {
+    return this.#liveness.liveInstances();
   }
 
-  async unregisterInstance(): Promise<void> {
-    await this.#call('unregisterInstance', (b) => b.removeInstance(this.instanceId));
-    this.#registered = false;
+  async isAlive(id: string): Promise<boolean> {
+    if (typeof id !== 'string') throw invalidArgument('isAlive needs a lock id or instance id');
+    return this.#liveness.isAlive(id);
   }
 
-  async heartbeat(): Promise<void> {
-    const { instanceId, livenessTimeoutMs } = this.#options;
-    await this.#call('heartbeat', (b) => b.heartbeat(instanceId, livenessTimeoutMs));
+  clearDeadReservations(range?: IdRange): Promise<ReservationEntry[]> {
+    return this.#liveness.clearDead(range);
   }
 
-  async liveInstances(): Promise<string[]> {
-    const ids = await this.#call('liveInstances', (b) => b.liveInstances(Date.now()));
-    return [...new Set(ids)].sort();
-  }
-
-  async isAlive(instanceId: string): Promise<boolean> {
-    if (typeof instanceId !== 'string') throw invalidArgument('instanceId must be a string');
-    return (await this.liveInstances()).includes(instanceId);
-  }
-
-  async clearDeadReservations(): Promise<number> {
-    const live = new Set(await this.liveInstances());
-    let cleared = 0;
-    for (const { id, reservation } of await this.reservations()) {
-      if (live.has(reservation.lockId)) continue;
-      if (await this.#call('clearDeadReservations', (b) => b.clearReservation(id, reservation))) {
-        cleared++;
-      }
-    }
-    return cleared;
+  releaseOrphans(): Promise<ReservationEntry[]> {
+    return this.#liveness.releaseOrphans();
   }
 
   async onWakeup(listener: () => void): Promise<() => Promise<void>> {
@@ -266,12 +256,12 @@ class GuardedFatesStore implements FatesStore {
 
   async #close(): Promise<void> {
     try {
-      if (this.#registered) {
-        // A clean shutdown leaves membership at once; if this fails the record lapses.
-        await this.#backend.removeInstance(this.instanceId).catch(() => undefined);
-      }
+      // A clean close says so: observers judge this lock id gone at once, not after a
+      // timeout. If it fails, the record simply lapses.
+      if (this.#liveness.registered) await this.#liveness.unregister().catch(() => undefined);
     } finally {
       this.#closed = true;
+      this.#ledger.close();
       await this.#backend.close();
     }
   }
@@ -288,7 +278,7 @@ class GuardedFatesStore implements FatesStore {
   }
 
   async #call<T>(what: string, fn: (backend: StoreBackend) => Promise<T>): Promise<T> {
-    if (this.#closed || this.#closing) {
+    if (this.#closed) {
       throw new FateError(FateErrorCode.CLOSED, `${what}: the store is closed`);
     }
     try {
@@ -297,27 +287,15 @@ class GuardedFatesStore implements FatesStore {
       throw toFateError(err, `${what} failed`);
     }
   }
-}
 
-function summarize(id: FateId, record: StoredRecord): TxSummary {
-  const base = {
-    id,
-    deferUntil: record.deferUntil,
-    ...(record.reservation ? { reservation: record.reservation } : {}),
-  };
-  try {
-    const status = decodeStatus(id, record.status);
-    const stack = decodeStack(id, record.stack);
-    const info = decodeInfo(id, record.info);
-    return {
-      ...base,
-      status,
-      stackDepth: stack.length,
-      ...(stack.length ? { top: stack[stack.length - 1]?.type } : {}),
-      ...(info.opName !== undefined ? { opName: info.opName } : {}),
-      ...(info.created !== undefined ? { created: info.created } : {}),
-    } as TxSummary;
-  } catch (err) {
-    return { ...base, status: Status.UNKNOWN, stackDepth: 0, corrupt: (err as Error).message };
+  /** `#call`, asked again with the same arguments while the reply is lost. */
+  #retried<T>(
+    what: string,
+    fn: (backend: StoreBackend) => Promise<T>,
+    onRetry?: () => void,
+  ): Promise<T> {
+    return retryUnknown(() => this.#call(what, fn), onRetry);
   }
+
+  readonly #retriedCaller: RetriedCaller = (what, fn, onRetry) => this.#retried(what, fn, onRetry);
 }

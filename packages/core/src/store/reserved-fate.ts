@@ -1,19 +1,35 @@
-import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
+import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { ALLOWED, isStoredStatus, type Status } from '../status.js';
 import type { StepData } from '../step.js';
 import type { RecordWrite, StoredRecord } from './backend.js';
-import { checkInfoKey, checkStep, decodeInfo, decodeStack, encodeJson } from './codec.js';
+import {
+  checkInfoKey,
+  checkJson,
+  checkStep,
+  decodeInfo,
+  decodeStack,
+  decodeStatus,
+  encodeJson,
+  sameReservation,
+} from './codec.js';
 import type { FateStore, TxChange } from './fate-store.js';
 import { MAX_STACK_DEPTH } from './limits.js';
+import { retryUnknown } from './retry.js';
 import type { InfoKey, Reservation, TxInfo } from './types.js';
 
 /** What a reserved handle needs from the guard that made it. */
 export interface HandleHost {
   readonly maxRecordBytes: number;
-  /** Runs a backend call with the guard's open check and error mapping. */
+  /** One backend write with the guard's open check and error mapping (no retries). */
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean>;
+  /** Reads the record (retried while the reply is lost). */
+  read(id: FateId): Promise<StoredRecord | undefined>;
+  /** The reservation with this uuid is no longer this client's to hold. */
+  ended(uuid: string): void;
 }
+
+type HandleState = 'reserved' | 'released' | 'deleted' | 'unknown' | 'abandoned';
 
 /** The state a commit works on; stack and info are decoded only when a change needs them. */
 interface Draft {
@@ -29,19 +45,21 @@ interface Draft {
 /**
  * The guard's `FateStore`: validates every change against the cached state (valid while
  * the reservation is ours, and fencing makes any stale write fail), then sends one
- * fenced backend write per `commit`.
+ * fenced backend write per `commit`, asked again with the same write while its reply is
+ * lost. When even that gives no answer, the cached state may be wrong (the write may or
+ * may not have applied): the handle then refuses everything until `refresh()`.
  */
 export class ReservedFate implements FateStore {
   readonly id: FateId;
   readonly reservation: Reservation;
-  readonly deferUntil: number;
   readonly #host: HandleHost;
+  #deferUntil: number;
   #status: Status;
   #stackText: string;
   #infoText: string;
   #stack?: StepData[];
   #info?: TxInfo;
-  #state: 'reserved' | 'released' | 'deleted' = 'reserved';
+  #state: HandleState = 'reserved';
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -54,14 +72,43 @@ export class ReservedFate implements FateStore {
     this.#host = host;
     this.id = id;
     this.reservation = reservation;
-    this.deferUntil = record.deferUntil;
+    this.#deferUntil = record.deferUntil;
     this.#status = status;
     this.#stackText = record.stack;
     this.#infoText = record.info;
   }
 
+  get deferUntil(): number {
+    return this.#deferUntil;
+  }
+
   get isReserved(): boolean {
     return this.#state === 'reserved';
+  }
+
+  get outcomeUnknown(): boolean {
+    return this.#state === 'unknown';
+  }
+
+  async refresh(): Promise<boolean> {
+    if (this.#state !== 'reserved' && this.#state !== 'unknown') return false;
+    const stored = await this.#host.read(this.id);
+    if (!stored || !sameReservation(stored.reservation, this.reservation)) {
+      this.#end(stored ? 'released' : 'deleted');
+      return false;
+    }
+    this.#status = decodeStatus(this.id, stored.status);
+    this.#stackText = stored.stack;
+    this.#infoText = stored.info;
+    this.#stack = undefined;
+    this.#info = undefined;
+    this.#deferUntil = stored.deferUntil;
+    this.#state = 'reserved';
+    return true;
+  }
+
+  abandon(): void {
+    if (this.#state === 'reserved' || this.#state === 'unknown') this.#end('abandoned');
   }
 
   async getStatus(): Promise<Status> {
@@ -130,9 +177,15 @@ export class ReservedFate implements FateStore {
     this.#assertReserved();
     const draft = this.#draft(changes);
     const write = this.#toWrite(draft);
-    const ok = await this.#host.write(this.id, this.reservation, write);
+    let ok: boolean;
+    try {
+      ok = await this.#send(write, draft);
+    } catch (err) {
+      if (isFateError(err, FateErrorCode.STORE_UNAVAILABLE)) this.#state = 'unknown';
+      throw err;
+    }
     if (!ok) {
-      this.#state = 'released';
+      this.#end('released');
       throw new FateError(
         FateErrorCode.NOT_RESERVED,
         `reservation of ${this.id} is no longer held (cleared, deleted or taken over)`,
@@ -143,8 +196,39 @@ export class ReservedFate implements FateStore {
     this.#infoText = draft.infoText;
     this.#stack = draft.stack;
     this.#info = draft.info;
-    if (draft.end === 'delete') this.#state = 'deleted';
-    else if (draft.end === 'unreserve') this.#state = 'released';
+    if (draft.end === 'delete') this.#end('deleted');
+    else if (draft.end === 'unreserve') this.#end('released');
+  }
+
+  /**
+   * Sends the write, asking again while the reply is lost. A repeat of a write that does
+   * not end the reservation simply applies again (the write is absolute). A repeat of one
+   * that ends it finds the reservation gone either way: what is stored tells whether our
+   * first attempt ended it or someone cleared us before it applied.
+   */
+  async #send(write: RecordWrite, draft: Draft): Promise<boolean> {
+    let repeated = false;
+    const ok = await retryUnknown(
+      () => this.#host.write(this.id, this.reservation, write),
+      () => {
+        repeated = true;
+      },
+    );
+    if (ok || !repeated || !(write.release || write.delete)) return ok;
+    const stored = await this.#host.read(this.id);
+    if (write.delete) return stored === undefined;
+    return (
+      stored !== undefined &&
+      !sameReservation(stored.reservation, this.reservation) &&
+      stored.status === draft.status &&
+      stored.stack === draft.stackText &&
+      stored.info === draft.infoText
+    );
+  }
+
+  #end(state: Exclude<HandleState, 'reserved' | 'unknown'>): void {
+    this.#state = state;
+    this.#host.ended(this.reservation.uuid);
   }
 
   /** Applies the changes to a copy of the cached state, checking each precondition. */
@@ -191,6 +275,7 @@ export class ReservedFate implements FateStore {
           break;
         case 'setInfo': {
           const key = checkInfoKey(change.key);
+          if (change.value !== undefined) checkJson(`info ${key}`, change.value);
           d.info ??= decodeInfo(this.id, d.infoText);
           if (change.value === undefined) delete d.info[key];
           else (d.info as Record<string, unknown>)[key] = change.value;
@@ -228,7 +313,7 @@ export class ReservedFate implements FateStore {
       ...(d.status !== this.#status ? { status: d.status } : {}),
       ...(d.stackText !== this.#stackText ? { stack: d.stackText } : {}),
       ...(d.infoText !== this.#infoText ? { info: d.infoText } : {}),
-      ...(d.end === 'unreserve' ? { release: { deferUntil: deferUntil(d.deferMs) } } : {}),
+      ...(d.end === 'unreserve' ? { release: { deferMs: d.deferMs } } : {}),
     };
   }
 
@@ -248,14 +333,16 @@ export class ReservedFate implements FateStore {
   }
 
   #assertReserved(): void {
+    if (this.#state === 'unknown') {
+      throw new FateError(
+        FateErrorCode.OUTCOME_UNKNOWN,
+        `the last write to ${this.id} may or may not have applied; refresh() before using it`,
+      );
+    }
     if (this.#state !== 'reserved') {
       throw new FateError(FateErrorCode.NOT_RESERVED, `${this.id} is ${this.#state}, not reserved`);
     }
   }
-}
-
-function deferUntil(deferMs: number): number {
-  return deferMs === 0 ? 0 : Date.now() + deferMs;
 }
 
 /** Validates the deferral of unreserve changes; returns the last one. */

@@ -16,7 +16,11 @@ export interface Reservation {
 export interface TxError {
   readonly message: string;
   readonly name?: string;
+  /** The error's `code`, when it had a string or number one. */
+  readonly code?: string;
   readonly stack?: string;
+  /** The error's `cause`, recorded the same way (a few levels deep at most). */
+  readonly cause?: TxError;
   /** Errors thrown by `undo` while the transaction was rolled back. */
   readonly undoErrors?: readonly TxError[];
 }
@@ -97,16 +101,45 @@ export interface IdRange {
   readonly end?: string;
 }
 
-/** The outcome of one scan for runnable work. */
+/** How much of a range one scan reads. */
+export interface ScanOptions {
+  /** Most ids in one page. Default 1,000. */
+  readonly limit?: number;
+  /** Continue after this id (the `last` of the previous page). */
+  readonly after?: string;
+}
+
+/** The outcome of one scan for runnable work: one page of the range, in id order. */
 export interface ScanResult {
   /** Runnable ids (SUBMITTED, IN_PROGRESS, FAILED_IN_PROGRESS; unreserved; not deferred). */
   readonly ids: FateId[];
+  /** The op name of each id, in the same order ('' when none). */
+  readonly ops: string[];
   /** Rows, keys or znodes the backend read to answer. */
   readonly itemsRead: number;
   /** Wall time of the scan, ms. */
   readonly ms: number;
-  /** Earliest future deferral among runnable, unreserved transactions it saw, epoch ms. */
+  /** Earliest future deferral among runnable, unreserved transactions it saw (store clock). */
   readonly nextDeferralAt?: number;
+  /** Set when the page was full: pass it as `after` to read the rest of the range. */
+  readonly last?: string;
+}
+
+/** How a client registers its liveness. */
+export interface RegisterOptions {
+  /**
+   * The membership group of an engine (engines with the same group split the id space);
+   * absent for a plain client, which owns no partition.
+   */
+  readonly group?: string;
+}
+
+/** An instance this client has observed live. */
+export interface LiveInstance {
+  readonly lockId: string;
+  readonly instanceId: string;
+  /** The engine's membership group; undefined for a plain client. */
+  readonly group?: string;
 }
 
 export interface ReserveOptions {

@@ -1,0 +1,210 @@
+import type {
+  BackendScan,
+  FateId,
+  IdRange,
+  InstanceRecord,
+  NewRecord,
+  RecordWrite,
+  Reservation,
+  ReservationFilter,
+  Status,
+  StoreBackend,
+  StoreCapabilities,
+  StoredRecord,
+} from '@fate/core';
+
+/** The backend operations a fault can be injected into. */
+export type FaultOp =
+  | 'insert'
+  | 'insertMany'
+  | 'read'
+  | 'tryReserve'
+  | 'write'
+  | 'clearReservation'
+  | 'list'
+  | 'scanRunnable'
+  | 'reservations'
+  | 'heartbeat'
+  | 'instances';
+
+/**
+ * What a fault does to a call:
+ * - `lose-reply`: the store applies the call, then the reply is lost (the caller gets an
+ *   error, as on a command timeout or a dropped connection);
+ * - `fail`: the call fails without reaching the store;
+ * - `drop`: the store acknowledges the call without applying it, as a store that later
+ *   loses an acknowledged write (a restart that rolled back its log) looks to the caller.
+ *   For operations answering true/false only: the caller gets `true`.
+ */
+export type FaultKind = 'lose-reply' | 'fail' | 'drop';
+
+interface Rule {
+  readonly kind: FaultKind;
+  readonly op: FaultOp;
+  remaining: number;
+  readonly when: ((...args: never[]) => boolean) | undefined;
+}
+
+/** The error an injected fault throws; the guard reports it as FATE_STORE_UNAVAILABLE. */
+export class InjectedFault extends Error {
+  constructor(what: string) {
+    super(`injected fault: ${what}`);
+    this.name = 'InjectedFault';
+  }
+}
+
+/**
+ * Wraps any `StoreBackend` and injects the faults of the failure model on demand: a reply
+ * lost after the store applied the call, a call that fails, a write the store acknowledges
+ * and loses, delays, a store outage, and hooks that run between a call and its reply (to
+ * make a race happen exactly there). Everything else passes through unchanged.
+ *
+ * @example
+ * const faults = new FaultyBackend(fixture.backend());
+ * const store = await createFatesStore(faults);
+ * faults.inject('lose-reply', 'tryReserve'); // the next reservation applies, its reply is lost
+ */
+export class FaultyBackend implements StoreBackend {
+  readonly #inner: StoreBackend;
+  readonly #rules: Rule[] = [];
+  readonly #after = new Map<FaultOp, () => Promise<void> | void>();
+  readonly #delays = new Map<FaultOp | '*', number>();
+  #outageUntil = 0;
+  /** How many times each operation was called (faulty or not). */
+  readonly calls = new Map<FaultOp, number>();
+
+  constructor(inner: StoreBackend) {
+    this.#inner = inner;
+  }
+
+  get capabilities(): StoreCapabilities {
+    return this.#inner.capabilities;
+  }
+
+  /**
+   * The next `times` calls of `op` (that `when` accepts, if given) get `kind`. Rules are
+   * consumed in the order they were added.
+   */
+  inject<A extends unknown[]>(
+    kind: FaultKind,
+    op: FaultOp,
+    times = 1,
+    when?: (...args: A) => boolean,
+  ): this {
+    this.#rules.push({ kind, op, remaining: times, when: when as Rule['when'] });
+    return this;
+  }
+
+  /** Removes every rule not yet consumed, ends the outage and the delays. */
+  heal(): void {
+    this.#rules.length = 0;
+    this.#delays.clear();
+    this.#outageUntil = 0;
+  }
+
+  /** Every call fails for `ms` from now without reaching the store. */
+  outage(ms: number): void {
+    this.#outageUntil = performance.now() + ms;
+  }
+
+  /** Every call of `op` (or of every op, `'*'`) waits `ms` before reaching the store. */
+  delay(op: FaultOp | '*', ms: number): void {
+    this.#delays.set(op, ms);
+  }
+
+  /** Runs `hook` once, after the next call of `op` returned and before its caller resumes. */
+  after(op: FaultOp, hook: () => Promise<void> | void): void {
+    this.#after.set(op, hook);
+  }
+
+  open(): Promise<void> {
+    return this.#inner.open();
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  now(): number {
+    return this.#inner.now();
+  }
+
+  insert(id: FateId, record: NewRecord): Promise<boolean> {
+    return this.#run('insert', [id, record], () => this.#inner.insert(id, record));
+  }
+
+  insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
+    return this.#run('insertMany', [records], () => this.#inner.insertMany(records));
+  }
+
+  read(id: FateId): Promise<StoredRecord | undefined> {
+    return this.#run('read', [id], () => this.#inner.read(id));
+  }
+
+  tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'> {
+    return this.#run('tryReserve', [id, reservation], () =>
+      this.#inner.tryReserve(id, reservation),
+    );
+  }
+
+  write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
+    return this.#run('write', [id, reservation, change], () =>
+      this.#inner.write(id, reservation, change),
+    );
+  }
+
+  clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
+    return this.#run('clearReservation', [id, reservation], () =>
+      this.#inner.clearReservation(id, reservation),
+    );
+  }
+
+  list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
+    return this.#run('list', [statuses], () => this.#inner.list(statuses));
+  }
+
+  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
+    return this.#run('scanRunnable', [range, limit], () => this.#inner.scanRunnable(range, limit));
+  }
+
+  reservations(
+    filter?: ReservationFilter,
+  ): Promise<Array<{ id: string; reservation: Reservation }>> {
+    return this.#run('reservations', [filter], () => this.#inner.reservations(filter));
+  }
+
+  heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
+    return this.#run('heartbeat', [lockId, state, ttlMs], () =>
+      this.#inner.heartbeat(lockId, state, ttlMs),
+    );
+  }
+
+  instances(): Promise<InstanceRecord[]> {
+    return this.#run('instances', [], () => this.#inner.instances());
+  }
+
+  subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
+    return this.#inner.subscribeWakeups(listener);
+  }
+
+  async #run<T>(op: FaultOp, args: unknown[], call: () => Promise<T>): Promise<T> {
+    this.calls.set(op, (this.calls.get(op) ?? 0) + 1);
+    const wait = this.#delays.get(op) ?? this.#delays.get('*');
+    if (wait) await new Promise((r) => setTimeout(r, wait));
+    if (performance.now() < this.#outageUntil) throw new InjectedFault(`${op}: the store is away`);
+    const rule = this.#rules.find(
+      (r) => r.op === op && r.remaining > 0 && (!r.when || r.when(...(args as never[]))),
+    );
+    if (rule) rule.remaining--;
+    if (rule?.kind === 'fail') throw new InjectedFault(`${op} failed before reaching the store`);
+    if (rule?.kind === 'drop') return true as T;
+    const result = await call();
+    const hook = this.#after.get(op);
+    if (hook) {
+      this.#after.delete(op);
+      await hook();
+    }
+    if (rule?.kind === 'lose-reply') throw new InjectedFault(`${op} applied, its reply was lost`);
+    return result;
+  }
+}

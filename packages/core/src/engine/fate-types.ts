@@ -1,0 +1,26 @@
+import type { FateId, FateKey } from '../ids.js';
+import type { JsonValue } from '../json.js';
+import type { Status } from '../status.js';
+import type { TxError } from '../store/types.js';
+
+export interface SeedOptions {
+  readonly opName: string;
+  /** Deduplicates: seeding the same key again returns the existing transaction. */
+  readonly key?: FateKey;
+  /** Delete the transaction once it finished. */
+  readonly autoClean?: boolean;
+}
+
+/** How a transaction ended, as `waitForCompletion` reports it. */
+export interface FateResult {
+  readonly id: FateId;
+  /** SUCCESSFUL or FAILED; UNKNOWN when it was deleted (e.g. auto-cleaned) before it was seen. */
+  readonly status: Status;
+  readonly returnValue?: JsonValue;
+  readonly error?: TxError;
+}
+
+export interface WaitOptions {
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+}

@@ -1,0 +1,43 @@
+/**
+ * This instance's own liveness lease, as it knows it: valid until a little before others
+ * may judge it dead. Others clear its reservations only after watching it not renew for
+ * a full timeout, counted from when they SAW its last heartbeat; this side counts from
+ * when it SENT that heartbeat, which came first. So when heartbeats stop getting through
+ * (the store is away, this process was paused), this side stops starting steps and aborts
+ * the running ones before anyone else can take them over (self-fencing).
+ */
+export class Lease {
+  readonly #lengthMs: number;
+  readonly #onLapse: () => void;
+  #validUntil = Number.NEGATIVE_INFINITY;
+  #timer: NodeJS.Timeout | undefined;
+
+  /** `lengthMs` = liveness timeout minus a safety margin; `onLapse` runs when it runs out. */
+  constructor(lengthMs: number, onLapse: () => void) {
+    this.#lengthMs = lengthMs;
+    this.#onLapse = onLapse;
+  }
+
+  /** A heartbeat sent at monotonic `sentAt` was acknowledged. */
+  renewed(sentAt: number): void {
+    const until = sentAt + this.#lengthMs;
+    if (until <= this.#validUntil) return;
+    this.#validUntil = until;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#check(), Math.max(0, until - performance.now()) + 1);
+    this.#timer.unref();
+  }
+
+  get valid(): boolean {
+    return performance.now() < this.#validUntil;
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
+
+  #check(): void {
+    // A pause may have delayed this timer: judge by the clock, not by the timer firing.
+    if (!this.valid) this.#onLapse();
+  }
+}

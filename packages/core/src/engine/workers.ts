@@ -1,0 +1,160 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FateErrorCode, isFateError } from '../errors.js';
+import type { FateId } from '../ids.js';
+import { Status } from '../status.js';
+import type { FateStore } from '../store/fate-store.js';
+import type { Lease } from './lease.js';
+import type { ResolvedFateOptions } from './options.js';
+import { isInterrupted, isStoreFault, type RunnerContext, runTransaction } from './runner.js';
+import type { WorkQueue } from './work-queue.js';
+
+/** Backoff after a run failed in a way that is neither the step's nor the store's. */
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 5 * 60_000;
+/** Ids whose backoff is remembered (the oldest are forgotten past this). */
+const BACKOFF_MEMORY = 10_000;
+
+/**
+ * The worker pool: each worker takes an id from the queue, reserves it, runs it with a
+ * signal of its own, and always lets go of it (unreserve, asked again while the store is
+ * away). A run that fails unexpectedly (a bug, data no code path expected) is released
+ * with a stored deferral that doubles each time, so nothing ever loops hot.
+ */
+export class Workers<Env> {
+  readonly #o: ResolvedFateOptions<Env>;
+  readonly #queue: WorkQueue;
+  readonly #lease: Lease;
+  readonly #ctx: RunnerContext<Env>;
+  readonly #runs = new Set<AbortController>();
+  readonly #failures = new Map<FateId, number>();
+  readonly #stop = new AbortController();
+  #workers: Promise<void>[] = [];
+
+  constructor(
+    o: ResolvedFateOptions<Env>,
+    queue: WorkQueue,
+    lease: Lease,
+    stopping: () => boolean,
+  ) {
+    this.#o = o;
+    this.#queue = queue;
+    this.#lease = lease;
+    this.#ctx = {
+      env: o.env,
+      steps: o.steps,
+      idempotencyCheck: o.idempotencyCheck,
+      stopping,
+      leaseValid: () => lease.valid,
+      storeNow: () => o.store.now(),
+      stepStarted: (id, type) => o.onEvent('step', { id, type }),
+      warn: (message, id, error) => o.onEvent('warning', { message, id, error }),
+    };
+  }
+
+  start(count: number): void {
+    this.#workers = Array.from({ length: count }, () => this.#work());
+  }
+
+  /** Resolves when every worker returned (the queue was closed and runs ended). */
+  done(): Promise<void> {
+    return Promise.all(this.#workers).then(() => undefined);
+  }
+
+  /** Aborts every running step's signal; with `giveUp`, releases stop being retried. */
+  abortAll(reason: string, giveUp = false): void {
+    for (const run of this.#runs) run.abort(new Error(reason));
+    if (giveUp) this.#stop.abort(new Error(reason));
+  }
+
+  async #work(): Promise<void> {
+    for (let id = await this.#queue.take(); id; id = await this.#queue.take()) {
+      try {
+        await this.#runOne(id);
+      } finally {
+        this.#queue.done(id);
+      }
+    }
+  }
+
+  async #runOne(id: FateId): Promise<void> {
+    if (!this.#lease.valid) return; // not live as far as we know: take nothing new
+    let fate: FateStore | undefined;
+    try {
+      fate = await this.#o.store.tryReserve(id);
+    } catch (error) {
+      // an unknown outcome is cleared by the store client in the background
+      this.#o.onEvent('warning', { message: 'reserving failed', id, error });
+      return;
+    }
+    if (!fate) return; // another instance has it
+    const run = new AbortController();
+    this.#runs.add(run);
+    let deferMs = 0;
+    try {
+      const outcome = await runTransaction(this.#ctx, fate, run.signal);
+      this.#failures.delete(id);
+      if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
+        this.#o.onEvent('finished', { id, status: outcome });
+      }
+    } catch (error) {
+      if (isInterrupted(error)) {
+        this.#o.onEvent('warning', { message: 'a step was interrupted; it runs again', id, error });
+      } else if (isStoreFault(error)) {
+        this.#o.onEvent('warning', {
+          message: 'store fault while running; the transaction runs again once released',
+          id,
+          error,
+        });
+      } else {
+        deferMs = this.#nextBackoff(id);
+        this.#o.onEvent('warning', {
+          message: `running the transaction failed unexpectedly; it is retried in ${deferMs} ms`,
+          id,
+          error,
+        });
+      }
+    } finally {
+      this.#runs.delete(run);
+      await this.#settle(fate, deferMs);
+    }
+  }
+
+  /**
+   * Makes sure this instance no longer holds `fate`: after an unknown outcome the record is
+   * read again first. While the store is away this keeps trying (a reservation left with a
+   * live instance would wait for its self-reconciliation); only a shutdown that ran out of
+   * time gives up, leaving it to be cleared once this instance's liveness lapses.
+   */
+  async #settle(fate: FateStore, deferMs: number): Promise<void> {
+    for (let pause = 50; ; pause = Math.min(pause * 2, 2_000)) {
+      try {
+        if (fate.outcomeUnknown && !(await fate.refresh())) return;
+        if (fate.isReserved) await fate.unreserve(deferMs);
+        return;
+      } catch (error) {
+        if (isFateError(error, FateErrorCode.NOT_RESERVED)) return;
+        if (!isStoreFault(error) || this.#stop.signal.aborted) {
+          fate.abandon();
+          this.#o.onEvent('warning', {
+            message: 'could not release; left to be cleared',
+            id: fate.id,
+            error,
+          });
+          return;
+        }
+        await sleep(pause, undefined, { signal: this.#stop.signal }).catch(() => undefined);
+      }
+    }
+  }
+
+  #nextBackoff(id: FateId): number {
+    const failures = (this.#failures.get(id) ?? 0) + 1;
+    this.#failures.delete(id);
+    this.#failures.set(id, failures);
+    if (this.#failures.size > BACKOFF_MEMORY) {
+      const oldest = this.#failures.keys().next().value;
+      if (oldest !== undefined) this.#failures.delete(oldest);
+    }
+    return Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
+  }
+}

@@ -1,0 +1,157 @@
+import { inRange } from '../partition.js';
+import type { StoreBackend } from './backend.js';
+import { isReservation } from './codec.js';
+import { encodeInstanceState, LeaseObserver } from './lease-observer.js';
+import { instanceIdOf } from './lock-id.js';
+import type { ReservationLedger } from './reservation-ledger.js';
+import type { IdRange, LiveInstance, RegisterOptions, ReservationEntry } from './types.js';
+
+/** How the guard runs a backend call: open check and error mapping, with or without retries. */
+export interface BackendCaller {
+  call<T>(what: string, fn: (backend: StoreBackend) => Promise<T>): Promise<T>;
+  retried<T>(what: string, fn: (backend: StoreBackend) => Promise<T>): Promise<T>;
+}
+
+/**
+ * One client's side of liveness: it writes its own liveness record (a beat counter, its
+ * membership group, a tombstone at close) and judges everyone else's with a
+ * `LeaseObserver`, by watching them renew on this process's monotonic clock.
+ */
+export class ClientLiveness {
+  readonly #lockId: string;
+  readonly #timeoutMs: number;
+  readonly #backend: BackendCaller;
+  readonly #ledger: ReservationLedger;
+  readonly #observer: LeaseObserver;
+  #beat = 0;
+  #group: string | undefined;
+  #registered = false;
+
+  constructor(
+    lockId: string,
+    timeoutMs: number,
+    backend: BackendCaller,
+    ledger: ReservationLedger,
+  ) {
+    this.#lockId = lockId;
+    this.#timeoutMs = timeoutMs;
+    this.#backend = backend;
+    this.#ledger = ledger;
+    // An observer watching less often than every half timeout may have missed renewals
+    // the store did not take: it starts afresh rather than judge on what it saw.
+    this.#observer = new LeaseObserver(timeoutMs, timeoutMs / 2);
+  }
+
+  get registered(): boolean {
+    return this.#registered;
+  }
+
+  /** Records stay at least this long after their last write; dead ones go after it. */
+  get #ttlMs(): number {
+    return Math.max(3 * this.#timeoutMs, 10_000);
+  }
+
+  async register(options: RegisterOptions = {}): Promise<void> {
+    this.#group = options.group;
+    await this.heartbeat();
+    this.#registered = true;
+  }
+
+  async heartbeat(): Promise<void> {
+    const state = encodeInstanceState({
+      beat: ++this.#beat,
+      timeoutMs: this.#timeoutMs,
+      ...(this.#group !== undefined ? { group: this.#group } : {}),
+    });
+    try {
+      await this.#backend.call('heartbeat', (b) => b.heartbeat(this.#lockId, state, this.#ttlMs));
+    } catch (err) {
+      // If the store did not take ours, it may not have taken anyone's.
+      this.#observer.interrupted();
+      throw err;
+    }
+  }
+
+  /** Writes the tombstone: observers judge this lock id gone at once. */
+  async unregister(): Promise<void> {
+    const state = encodeInstanceState({ beat: ++this.#beat, gone: true });
+    await this.#backend.call('unregisterInstance', (b) =>
+      b.heartbeat(this.#lockId, state, this.#ttlMs),
+    );
+    this.#registered = false;
+  }
+
+  async liveInstances(): Promise<LiveInstance[]> {
+    const at = await this.#observe();
+    return this.#observer.live(at).map(({ lockId, group }) => ({
+      lockId,
+      instanceId: instanceIdOf(lockId),
+      ...(group !== undefined ? { group } : {}),
+    }));
+  }
+
+  /** `id` is a lock id, or an instance id standing for any of its incarnations. */
+  async isAlive(id: string): Promise<boolean> {
+    const live = await this.liveInstances();
+    return live.some((i) => i.lockId === id || i.instanceId === id);
+  }
+
+  /**
+   * Lists the reservations FIRST, then looks at liveness: a holder that registered and
+   * reserved after the listing is not in it, and one that did so before it is in the
+   * observation, first seen now, so it is live. Only holders watched for a full timeout
+   * without a renewal (or that wrote their tombstone) are cleared, each conditionally on
+   * its exact reservation, so two cleaners never do harm.
+   */
+  async clearDead(range: IdRange | undefined): Promise<ReservationEntry[]> {
+    const held = await this.reservations(range);
+    const at = await this.#observe();
+    const cleared: ReservationEntry[] = [];
+    for (const entry of held) {
+      const { lockId } = entry.reservation;
+      if (lockId === this.#lockId) continue; // our own: releaseOrphans' business
+      this.#observer.track(lockId, at);
+      if (this.#observer.verdict(lockId, at) === 'live') continue;
+      const ok = await this.#backend.retried('clearDeadReservations', (b) =>
+        b.clearReservation(entry.id, entry.reservation),
+      );
+      if (ok) cleared.push(entry);
+    }
+    return cleared;
+  }
+
+  /** Releases reservations stored under this lock id that this client does not hold. */
+  async releaseOrphans(): Promise<ReservationEntry[]> {
+    const mine = await this.#backend.call('releaseOrphans', (b) =>
+      b.reservations({ lockId: this.#lockId }),
+    );
+    const released: ReservationEntry[] = [];
+    for (const entry of mine) {
+      if (!isReservation(entry.reservation) || entry.reservation.lockId !== this.#lockId) continue;
+      if (this.#ledger.holds(entry.reservation.uuid)) continue;
+      const id = entry.id as ReservationEntry['id'];
+      const ok = await this.#backend.retried('releaseOrphans', (b) =>
+        b.clearReservation(id, entry.reservation),
+      );
+      if (ok) released.push({ id, reservation: entry.reservation });
+    }
+    return released;
+  }
+
+  async reservations(range?: IdRange): Promise<ReservationEntry[]> {
+    const rows = await this.#backend.call('reservations', (b) =>
+      b.reservations(range ? { range } : undefined),
+    );
+    return rows.filter(
+      (r) => isReservation(r.reservation) && inRange(r.id, range),
+    ) as ReservationEntry[];
+  }
+
+  /** Reads every liveness record and lets the observer see them; returns when it did. */
+  async #observe(): Promise<number> {
+    const records = await this.#backend.call('liveInstances', (b) => b.instances());
+    const at = performance.now();
+    this.#observer.observe(records, at);
+    return at;
+  }
+}

@@ -1,0 +1,48 @@
+import { invalidArgument } from '../errors.js';
+import { type FateId, isFateId } from '../ids.js';
+import { idAfter } from '../partition.js';
+import type { BackendScan } from './backend.js';
+import type { IdRange, ScanOptions, ScanResult } from './types.js';
+
+/** Ids in one page unless the caller asks otherwise. */
+export const DEFAULT_SCAN_LIMIT = 1_000;
+const MAX_SCAN_LIMIT = 100_000;
+
+/**
+ * One page of a runnable scan: checks the range and options, turns `after` into the
+ * range's start, asks the backend, and times it.
+ */
+export async function scanPage(
+  range: IdRange | undefined,
+  options: ScanOptions = {},
+  scan: (range: IdRange | undefined, limit: number) => Promise<BackendScan>,
+): Promise<ScanResult> {
+  if (range !== undefined) {
+    for (const bound of [range.start, range.end]) {
+      if (bound !== undefined && (typeof bound !== 'string' || !/^[0-9a-f-]*$/.test(bound))) {
+        throw invalidArgument('range bounds are lowercase hex strings');
+      }
+    }
+  }
+  const limit = options.limit ?? DEFAULT_SCAN_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SCAN_LIMIT) {
+    throw invalidArgument(`limit must be an integer in 1..${MAX_SCAN_LIMIT}`);
+  }
+  let bounded = range;
+  if (options.after !== undefined) {
+    if (!isFateId(options.after)) throw invalidArgument('after must be a fate id');
+    const start = idAfter(options.after);
+    if (start === undefined) return { ids: [], ops: [], itemsRead: 0, ms: 0 };
+    if (range?.start === undefined || start > range.start) bounded = { ...range, start };
+  }
+  const started = performance.now();
+  const page = await scan(bounded, limit);
+  return {
+    ids: page.ids as FateId[],
+    ops: page.ops,
+    itemsRead: page.itemsRead,
+    ms: performance.now() - started,
+    ...(page.nextDeferralAt ? { nextDeferralAt: page.nextDeferralAt } : {}),
+    ...(page.last !== undefined ? { last: page.last } : {}),
+  };
+}

@@ -1,0 +1,128 @@
+import { invalidArgument } from '../errors.js';
+import { type FateId, keyedFateId, newFateId } from '../ids.js';
+import { Status } from '../status.js';
+import type { NewRecord, StoreBackend, StoredRecord } from './backend.js';
+import { checkStep, decodeInfo, encodeJson } from './codec.js';
+import type { SeedRequest, SeedResult, TxInfo } from './types.js';
+
+/** A backend call asked again while its reply is lost; `onRetry` runs before each repeat. */
+export type RetriedCaller = <T>(
+  what: string,
+  fn: (backend: StoreBackend) => Promise<T>,
+  onRetry?: () => void,
+) => Promise<T>;
+
+/** Inserts a NEW record under a fresh random id. */
+export async function createNew(retried: RetriedCaller, record: NewRecord): Promise<FateId> {
+  for (;;) {
+    const id = newFateId();
+    // a random id cannot exist before us: a repeat that finds it found our own insert
+    let repeated = false;
+    const inserted = await retried(
+      'create',
+      (b) => b.insert(id, record),
+      () => {
+        repeated = true;
+      },
+    );
+    if (inserted || repeated) return id;
+  }
+}
+
+/**
+ * Inserts prepared seeds (one round trip for one, `insertMany` for more), asking again
+ * while the reply is lost; an id found taken on a repeat is judged by `insertedByUs`.
+ */
+export async function insertSeeds(
+  retried: RetriedCaller,
+  seeds: readonly PreparedSeed[],
+): Promise<SeedResult[]> {
+  const [first] = seeds;
+  if (!first) return [];
+  let repeated = false;
+  const inserted = await retried(
+    'seed',
+    (b) =>
+      seeds.length === 1
+        ? b.insert(first.id, first.record).then((ok) => [ok])
+        : b.insertMany(seeds.map((s) => ({ id: s.id, record: s.record }))),
+    () => {
+      repeated = true;
+    },
+  );
+  return Promise.all(
+    seeds.map(async (s, i) => {
+      if (inserted[i] || !repeated) return { id: s.id, created: inserted[i] === true };
+      // taken when we asked again: by our own first attempt, whose reply was lost?
+      const stored = await retried('seed', (b) => b.read(s.id));
+      return { id: s.id, created: insertedByUs(s, stored) };
+    }),
+  );
+}
+
+/** A seed request checked and encoded: the record to insert and where. */
+export interface PreparedSeed {
+  readonly id: FateId;
+  readonly record: NewRecord;
+  /** Keyed ids can exist before us; random ones cannot (a v4 UUID does not collide). */
+  readonly keyed: boolean;
+  readonly created: number;
+}
+
+/** Validates a request (programmer mistakes are `FATE_INVALID_ARGUMENT`) and encodes it. */
+export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
+  if (typeof request !== 'object' || request === null) {
+    throw invalidArgument(`seed needs a request object, got ${describe(request)}`);
+  }
+  const step = checkStep(request.step);
+  if (typeof request.opName !== 'string' || request.opName === '') {
+    throw invalidArgument('seed needs a non-empty opName');
+  }
+  if (request.autoClean !== undefined && typeof request.autoClean !== 'boolean') {
+    throw invalidArgument('autoClean must be a boolean');
+  }
+  const id = request.key === undefined ? newFateId() : keyedFateId(request.key);
+  const info: TxInfo = {
+    opName: request.opName,
+    created: now,
+    ...(request.autoClean ? { autoClean: true } : {}),
+    ...(request.key ? { key: { type: request.key.type, key: request.key.key } } : {}),
+  };
+  return {
+    id,
+    keyed: request.key !== undefined,
+    created: now,
+    record: {
+      status: Status.SUBMITTED,
+      stack: encodeJson('stack', [step]),
+      info: encodeJson('info', info),
+      op: request.opName,
+    },
+  };
+}
+
+/** A new, empty NEW record. */
+export function newRecord(now: number): NewRecord {
+  return { status: Status.NEW, stack: '[]', info: encodeJson('info', { created: now }), op: '' };
+}
+
+/**
+ * After a repeated insert found the id taken: was it our own first attempt, whose reply
+ * was lost? A random id can only be ours. A keyed one is ours when what is stored was
+ * created at the very millisecond we stamped (its status and stack may have moved on).
+ */
+export function insertedByUs(seed: PreparedSeed, stored: StoredRecord | undefined): boolean {
+  if (!seed.keyed) return true;
+  if (!stored) return false;
+  try {
+    return decodeInfo(seed.id, stored.info).created === seed.created;
+  } catch {
+    return false;
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : typeof value;
+}
