@@ -48,7 +48,7 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
   const end = async (signal: NodeJS.Signals) => {
     const proc = child;
     child = undefined;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    if (!proc || !running(proc)) return;
     const exited = new Promise((r) => proc.once('exit', r));
     proc.kill(signal);
     const timer = setTimeout(() => proc.kill('SIGKILL'), o.termGraceMs);
@@ -64,7 +64,7 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
       return stopped;
     },
     async launch() {
-      if (child) throw new Error(`${o.name} is running already`);
+      if (child && running(child)) throw new Error(`${o.name} is running already`);
       if (stopped) throw new Error(`${o.name} was stopped`);
       const proc = spawn(o.command, [...o.args], { stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
@@ -106,4 +106,8 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
     throw err;
   }
   return server;
+}
+
+function running(proc: ChildProcess): boolean {
+  return proc.exitCode === null && proc.signalCode === null;
 }

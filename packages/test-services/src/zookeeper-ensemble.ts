@@ -91,14 +91,19 @@ export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsembl
   const connect = members.map((m) => `127.0.0.1:${m.clientPort}`).join(',');
   const server = (id: number): LocalServer => {
     const s = servers[id - 1];
-    if (!s || s.stopped) throw new Error(`no running ensemble server ${id}`);
+    if (!s || s.stopped) throw new Error(`no ensemble server ${id}`);
     return s;
+  };
+  const clientPort = (id: number): number => {
+    const m = members[id - 1];
+    if (!m) throw new Error(`no ensemble server ${id}`);
+    return m.clientPort;
   };
   const ensemble: ZooKeeperEnsemble = {
     url: `zk://${connect}`,
     connect,
     servers: members.map((m) => ({ id: m.id, clientPort: m.clientPort })),
-    mode: (id) => zooKeeperMode('127.0.0.1', members[id - 1]?.clientPort ?? 0),
+    mode: async (id) => zooKeeperMode('127.0.0.1', clientPort(id)),
     async leader(timeoutMs = 30_000) {
       let found: number | undefined;
       await waitFor(
@@ -112,8 +117,8 @@ export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsembl
       );
       return found as number;
     },
-    kill: (id) => server(id).kill(),
-    restart: (id) => server(id).launch(),
+    kill: async (id) => server(id).kill(),
+    restart: async (id) => server(id).launch(),
     async stop() {
       await Promise.all(servers.map((s) => s.stop()));
     },
