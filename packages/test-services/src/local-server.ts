@@ -20,10 +20,15 @@ export interface LocalServer {
   /** The running process, if any. */
   readonly process: ChildProcess | undefined;
   readonly stopped: boolean;
-  /** Starts it and resolves once `ready`; throws with its last output otherwise. */
+  /**
+   * Starts it (again, after `halt` or `kill`) and resolves once `ready`; throws with its
+   * last output otherwise, or when it is running or was stopped.
+   */
   launch(): Promise<void>;
   /** SIGTERM, then SIGKILL after the grace period; resolves when it exited. */
   halt(): Promise<void>;
+  /** SIGKILL at once, as a crash (no clean shutdown); resolves when it exited. */
+  kill(): Promise<void>;
   /** Halts for good and removes its directory. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -39,6 +44,18 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
   };
   process.once('exit', onExit);
 
+  // Sends `signal` (SIGKILL after the grace period) and resolves once the process exited.
+  const end = async (signal: NodeJS.Signals) => {
+    const proc = child;
+    child = undefined;
+    if (!proc || !running(proc)) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill(signal);
+    const timer = setTimeout(() => proc.kill('SIGKILL'), o.termGraceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+
   const server: LocalServer = {
     get process() {
       return child;
@@ -47,6 +64,8 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
       return stopped;
     },
     async launch() {
+      if (child && running(child)) throw new Error(`${o.name} is running already`);
+      if (stopped) throw new Error(`${o.name} was stopped`);
       const proc = spawn(o.command, [...o.args], { stdio: ['ignore', 'pipe', 'pipe'] });
       child = proc;
       let output = '';
@@ -70,16 +89,8 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
         `${o.name} did not start (${exited ? 'it exited' : 'no answer'}):\n${output}`,
       );
     },
-    async halt() {
-      const proc = child;
-      child = undefined;
-      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-      const exited = new Promise((r) => proc.once('exit', r));
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), o.termGraceMs);
-      await exited;
-      clearTimeout(timer);
-    },
+    halt: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
     async stop() {
       if (stopped) return;
       stopped = true;
@@ -95,4 +106,8 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
     throw err;
   }
   return server;
+}
+
+function running(proc: ChildProcess): boolean {
+  return proc.exitCode === null && proc.signalCode === null;
 }

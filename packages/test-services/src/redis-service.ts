@@ -2,14 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalServer } from './local-server.js';
-import {
-  askTcp,
-  freePort,
-  hasBinary,
-  hasDockerEngine,
-  type TestService,
-  waitFor,
-} from './support.js';
+import { ping, redisServerArgs } from './redis-process.js';
+import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
 
 /** A Redis for tests that can also be restarted with its data (AOF), for recovery tests. */
 export interface RedisTestService extends TestService {
@@ -45,17 +39,10 @@ export async function startRedis(): Promise<RedisTestService> {
   throw new Error(NOT_FOUND);
 }
 
-/** True when Redis at host:port answers PING (raw RESP, so no client library is needed). */
-async function ping(host: string, port: number): Promise<boolean> {
-  const reply = await askTcp(host, port, 'PING\r\n', (text) => text.includes('\r\n'));
-  return reply.startsWith('+PONG');
-}
-
 async function startLocalRedis(): Promise<RedisTestService> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'fate-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir];
-  args.push('--save', '', '--appendonly', 'yes', '--daemonize', 'no');
+  const args = [...redisServerArgs(port, dir), '--appendonly', 'yes'];
   // SIGTERM is Redis's clean shutdown: it writes the AOF out, so restart keeps the data.
   const server = await startLocalServer({
     name: `redis-server on port ${port}`,

@@ -10,19 +10,36 @@ export interface TestService {
 }
 
 /** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === 'object' && address) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
+export async function freePort(): Promise<number> {
+  return (await freePorts(1))[0] as number;
+}
+
+/**
+ * `count` distinct free TCP ports on 127.0.0.1: all are held open at once before any is
+ * released, so an ensemble or cluster never gets the same port twice.
+ */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers = Array.from({ length: count }, () => createServer());
+  try {
+    return await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<number>((resolve, reject) => {
+            server.unref();
+            server.on('error', reject);
+            server.listen(0, '127.0.0.1', () => {
+              const address = server.address();
+              if (typeof address === 'object' && address) resolve(address.port);
+              else reject(new Error('no port'));
+            });
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(
+      servers.map((server) => new Promise((r) => (server.listening ? server.close(r) : r(null)))),
+    );
+  }
 }
 
 /** True when a binary is on PATH (or is an existing absolute path). */

@@ -1,17 +1,17 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalServer } from './local-server.js';
+import { freePort, hasDockerEngine, type TestService, waitFor } from './support.js';
 import {
-  askTcp,
-  freePort,
-  hasBinary,
-  hasDockerEngine,
-  type TestService,
-  waitFor,
-} from './support.js';
+  hasLocalZooKeeper,
+  serving,
+  TICK_MS,
+  zooCfgLines,
+  zooKeeperJavaArgs,
+} from './zookeeper-process.js';
 
 /** A ZooKeeper for tests; one the tests started can also be frozen for a while. */
 export interface ZooKeeperTestService extends TestService {
@@ -25,20 +25,6 @@ export interface ZooKeeperTestService extends TestService {
 }
 
 const run = promisify(execFile);
-
-/** The Debian package's jars (`apt-get install zookeeper`); the manifest names the rest. */
-const ZOOKEEPER_JAR = '/usr/share/java/zookeeper.jar';
-const CLASSPATH = [
-  ZOOKEEPER_JAR,
-  '/usr/share/java/zookeeper-jute.jar',
-  '/usr/share/java/slf4j-api.jar',
-  '/usr/share/java/slf4j-simple.jar',
-  '/usr/share/java/netty-handler.jar',
-  '/usr/share/java/netty-transport-native-epoll.jar',
-].join(':');
-
-/** Short ticks so tests may use session timeouts from 1 s (the minimum is 2 ticks). */
-const TICK_MS = 500;
 
 const NOT_FOUND =
   'ZooKeeper tests need a ZooKeeper server and none could be started: install one with ' +
@@ -65,34 +51,9 @@ export async function startZooKeeper(): Promise<ZooKeeperTestService> {
       },
     };
   }
-  if (existsSync(ZOOKEEPER_JAR) && hasBinary('java')) return startLocalZooKeeper();
+  if (hasLocalZooKeeper()) return startLocalZooKeeper();
   if (hasDockerEngine()) return startDockerZooKeeper();
   throw new Error(NOT_FOUND);
-}
-
-/**
- * True when the server answers the `srvr` four-letter command with its mode: it is then
- * serving clients (`ruok` answers `imok` before the server is ready).
- */
-async function serving(host: string, port: number): Promise<boolean> {
-  return (await askTcp(host, port, 'srvr')).includes('Mode:');
-}
-
-function zooCfg(port: number, dataDir: string): string {
-  return [
-    `tickTime=${TICK_MS}`,
-    `minSessionTimeout=${2 * TICK_MS}`,
-    'maxSessionTimeout=60000',
-    `dataDir=${dataDir}`,
-    `clientPort=${port}`,
-    'clientPortAddress=127.0.0.1',
-    'maxClientCnxns=0',
-    'admin.enableServer=false',
-    '4lw.commands.whitelist=srvr,ruok,stat,cons',
-    // Tests need speed, not durability against power loss.
-    'forceSync=no',
-    '',
-  ].join('\n');
 }
 
 async function startLocalZooKeeper(): Promise<ZooKeeperTestService> {
@@ -100,23 +61,11 @@ async function startLocalZooKeeper(): Promise<ZooKeeperTestService> {
   const dir = mkdtempSync(join(tmpdir(), 'fate-zk-'));
   const dataDir = join(dir, 'data');
   const cfg = join(dir, 'zoo.cfg');
-  writeFileSync(cfg, zooCfg(port, dataDir));
-  const args = [
-    '-Xmx256m',
-    '-XX:+UseSerialGC',
-    // The JIT's first tier starts fastest on small test machines.
-    '-XX:TieredStopAtLevel=1',
-    '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn',
-    '-Dzookeeper.admin.enableServer=false',
-    '-cp',
-    CLASSPATH,
-    'org.apache.zookeeper.server.ZooKeeperServerMain',
-    cfg,
-  ];
+  writeFileSync(cfg, [...zooCfgLines(port, dataDir), ''].join('\n'));
   const server = await startLocalServer({
     name: `ZooKeeper on port ${port}`,
     command: 'java',
-    args,
+    args: zooKeeperJavaArgs('ZooKeeperServerMain', cfg),
     dir,
     ready: () => serving('127.0.0.1', port),
     startTimeoutMs: 30_000,
