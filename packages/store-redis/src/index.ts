@@ -6,5 +6,5 @@ export {
   type RedisConfigInput,
   resolveRedisConfig,
 } from './redis-config.js';
-export { type RedisKeys, redisKeys } from './redis-keys.js';
+export { type RedisKeys, redisKeys, type ShardKeys } from './redis-keys.js';
 export { createRedisStore, createStoreBackend } from './redis-store.js';

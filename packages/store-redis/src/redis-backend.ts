@@ -1,35 +1,43 @@
-import type {
-  BackendScan,
-  FateId,
-  IdRange,
-  NewRecord,
-  RecordWrite,
-  Reservation,
-  Status,
-  StoreBackend,
-  StoreCapabilities,
-  StoredRecord,
+import {
+  type BackendScan,
+  type FateId,
+  type IdRange,
+  type InstanceRecord,
+  inRange,
+  type NewRecord,
+  partitionRange,
+  type RecordWrite,
+  type Reservation,
+  type ReservationFilter,
+  type Status,
+  type StoreBackend,
+  type StoreCapabilities,
+  type StoredRecord,
 } from '@fate/core';
-import type { Redis } from 'ioredis';
+import { ServerClock } from './redis-clock.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
 import { connect, disconnect, unavailable } from './redis-connection.js';
-import { type RedisKeys, recordScriptKeys, redisKeys } from './redis-keys.js';
+import { type RedisKeys, recordScriptKeys, redisKeys, type ShardKeys } from './redis-keys.js';
 import * as liveness from './redis-liveness.js';
-import {
-  listRecords,
-  listReservations,
-  RECORD_FIELDS,
-  reservedRecord,
-  toRecord,
-} from './redis-records.js';
-import { SCRIPTS } from './redis-scripts.js';
+import { LIVENESS_SCRIPTS } from './redis-liveness.js';
+import { listShard, RECORD_FIELDS, reservedRecord, toRecord } from './redis-records.js';
+import { shardReservations } from './redis-reserved.js';
+import { SCAN_SCRIPT, scanRunnable } from './redis-runnable.js';
+import type { RedisClient } from './redis-script.js';
+import { RECORD_SCRIPTS } from './redis-scripts.js';
 import { RedisWakeups } from './redis-wakeups.js';
 
+const ALL_SCRIPTS = [
+  ...Object.values(RECORD_SCRIPTS),
+  ...Object.values(LIVENESS_SCRIPTS),
+  SCAN_SCRIPT,
+];
+
 /**
- * A fate store backend on Redis (ioredis). Each transaction is a hash; every change that
- * touches more than one key (record, reservation, indexes) is one Lua script, and every
- * write is fenced in that script on the stored reservation. Runnable work is a sorted set
- * read by lex range, so a range partition reads only its range.
+ * A fate store backend on Redis (ioredis). Each transaction is a hash; every change of one
+ * (record, reservation, indexes) is one Lua script, fenced in that script on the stored
+ * reservation. Runnable work is a sorted set read by lex range, so a range partition
+ * reads only its range. Deferrals are computed and judged by the server's clock.
  *
  * @example
  * const store = await createFatesStore(new RedisBackend('redis://127.0.0.1:6379?prefix=jobs'));
@@ -45,22 +53,31 @@ export class RedisBackend implements StoreBackend {
   readonly config: RedisConfig;
   /** The names of this store's keys. */
   readonly keys: RedisKeys;
-  #redis?: Redis;
+  #redis?: RedisClient;
+  readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
+  /** The id range of each shard, in shard order. */
+  readonly #ranges: readonly IdRange[];
 
   constructor(config: RedisConfigInput) {
     this.config = resolveRedisConfig(config);
     this.keys = redisKeys(this.config.prefix);
+    const total = this.keys.shards.length;
+    this.#ranges = this.keys.shards.map((_, partition) => partitionRange({ partition, total }));
     this.#wakeups = new RedisWakeups(() => connect(this.config), this.keys.wakeup);
   }
 
   async open(): Promise<void> {
     const redis = await connect(this.config);
     try {
-      await Promise.all(Object.values(SCRIPTS).map((script) => script.load(redis)));
+      await Promise.all(ALL_SCRIPTS.map((script) => script.load(redis)));
+      await this.#clock.timed(
+        () => redis.time(),
+        ([seconds, micros]) => Number(seconds) * 1_000 + Number(micros) / 1_000,
+      );
     } catch (err) {
       redis.disconnect();
-      throw unavailable(this.config, 'loading the scripts', err);
+      throw unavailable(this.config, 'opening', err);
     }
     this.#redis = redis;
   }
@@ -71,29 +88,56 @@ export class RedisBackend implements StoreBackend {
     await Promise.all([this.#wakeups.close(), disconnect(redis)]);
   }
 
+  now(): number {
+    return this.#clock.now();
+  }
+
   insert(id: FateId, record: NewRecord): Promise<boolean> {
     return this.#call('insert', async (redis) => {
-      const args = [id, record.status, record.stack, record.info, this.keys.wakeup];
-      return (await SCRIPTS.insert.run(redis, recordScriptKeys(this.keys, id), args)) === 1;
+      const call = this.#insertCall(id, record);
+      return (await RECORD_SCRIPTS.insert.run(redis, call)) === 1;
+    });
+  }
+
+  insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
+    return this.#call('insertMany', async (redis) => {
+      // One pipeline per shard (a Cluster pipeline must stay in one slot), all at once.
+      const byShard = new Map<ShardKeys, number[]>();
+      records.forEach(({ id }, i) => {
+        const shard = this.#shardOf(id);
+        byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
+      });
+      const out = new Array<boolean>(records.length).fill(false);
+      await Promise.all(
+        [...byShard.values()].map(async (indexes) => {
+          const calls = indexes.map((i) => {
+            const { id, record } = records[i] as { id: FateId; record: NewRecord };
+            return this.#insertCall(id, record);
+          });
+          const replies = await RECORD_SCRIPTS.insert.runMany(redis, calls);
+          indexes.forEach((i, j) => {
+            out[i] = replies[j] === 1;
+          });
+        }),
+      );
+      return out;
     });
   }
 
   read(id: FateId): Promise<StoredRecord | undefined> {
     return this.#call('read', async (redis) =>
-      toRecord(await redis.hmget(this.keys.tx(id), ...RECORD_FIELDS)),
+      toRecord(await redis.hmget(this.#shardOf(id).tx(id), ...RECORD_FIELDS)),
     );
   }
 
   tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'> {
     return this.#call('tryReserve', async (redis) => {
-      const keys = recordScriptKeys(this.keys, id);
-      const got = await SCRIPTS.tryReserve.run(redis, keys, [
-        id,
-        reservation.lockId,
-        reservation.uuid,
-      ]);
-      if (got === 'absent' || got === 'held') return got;
       const { lockId, uuid } = reservation;
+      const got = await RECORD_SCRIPTS.tryReserve.run(redis, {
+        keys: recordScriptKeys(this.#shardOf(id), id),
+        args: [id, lockId, uuid],
+      });
+      if (got === 'absent' || got === 'held') return got;
       return reservedRecord(got as string[], { lockId, uuid });
     });
   }
@@ -111,59 +155,52 @@ export class RedisBackend implements StoreBackend {
         change.info !== undefined ? '1' : '0',
         change.info ?? '',
         change.release ? '1' : '0',
-        String(change.release?.deferUntil ?? 0),
+        String(change.release?.deferMs ?? 0),
       ];
-      return (await SCRIPTS.write.run(redis, recordScriptKeys(this.keys, id), args)) === 1;
+      const keys = recordScriptKeys(this.#shardOf(id), id);
+      return (await RECORD_SCRIPTS.write.run(redis, { keys, args })) === 1;
     });
   }
 
   clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
     return this.#call('clearReservation', async (redis) => {
+      const keys = recordScriptKeys(this.#shardOf(id), id);
       const args = [id, reservation.lockId, reservation.uuid];
-      return (
-        (await SCRIPTS.clearReservation.run(redis, recordScriptKeys(this.keys, id), args)) === 1
-      );
+      return (await RECORD_SCRIPTS.clearReservation.run(redis, { keys, args })) === 1;
     });
   }
 
   list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
-    return this.#call('list', (redis) => listRecords(redis, this.keys, statuses));
-  }
-
-  scanRunnable(range: IdRange | undefined, now: number): Promise<BackendScan> {
-    return this.#call('scanRunnable', async (redis) => {
-      // Lex bounds: '[' includes the start, '(' excludes the end; '-' and '+' are open.
-      const min = range?.start !== undefined ? `[${range.start}` : '-';
-      const max = range?.end !== undefined ? `(${range.end}` : '+';
-      const keys = [this.keys.runnable, this.keys.deferred];
-      const [ids, itemsRead, next] = (await SCRIPTS.scan.run(redis, keys, [
-        String(now),
-        min,
-        max,
-        this.keys.txPrefix,
-      ])) as [string[], number, string];
-      return { ids, itemsRead, ...(next !== '' ? { nextDeferralAt: Number(next) } : {}) };
+    return this.#call('list', async (redis) => {
+      const shards = await Promise.all(this.keys.shards.map((s) => listShard(redis, s, statuses)));
+      return shards.flat();
     });
   }
 
-  reservations(): Promise<Array<{ id: string; reservation: Reservation }>> {
-    return this.#call('reservations', (redis) => listReservations(redis, this.keys));
+  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
+    return this.#call('scanRunnable', (redis) =>
+      scanRunnable(redis, this.#clock, this.#shardsIn(range), range, limit),
+    );
   }
 
-  heartbeat(instanceId: string, timeoutMs: number): Promise<void> {
+  reservations(
+    filter: ReservationFilter = {},
+  ): Promise<Array<{ id: string; reservation: Reservation }>> {
+    return this.#call('reservations', async (redis) => {
+      const shards = this.#shardsIn(filter.range);
+      const found = await Promise.all(shards.map((s) => shardReservations(redis, s, filter)));
+      return found.flat();
+    });
+  }
+
+  heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
     return this.#call('heartbeat', (redis) =>
-      liveness.heartbeat(redis, this.keys, instanceId, timeoutMs),
+      liveness.heartbeat(redis, this.keys, this.#clock, { lockId, state, ttlMs }),
     );
   }
 
-  removeInstance(instanceId: string): Promise<void> {
-    return this.#call('removeInstance', (redis) =>
-      liveness.removeInstance(redis, this.keys, instanceId),
-    );
-  }
-
-  liveInstances(now: number): Promise<string[]> {
-    return this.#call('liveInstances', (redis) => liveness.liveInstances(redis, this.keys, now));
+  instances(): Promise<InstanceRecord[]> {
+    return this.#call('instances', (redis) => liveness.instances(redis, this.keys, this.#clock));
   }
 
   subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
@@ -171,8 +208,25 @@ export class RedisBackend implements StoreBackend {
     return this.#call('subscribeWakeups', () => this.#wakeups.subscribe(listener));
   }
 
+  #insertCall(id: FateId, record: NewRecord) {
+    return {
+      keys: recordScriptKeys(this.#shardOf(id), id),
+      args: [id, record.status, record.stack, record.info, record.op, this.keys.wakeup],
+    };
+  }
+
+  #shardOf(id: string): ShardKeys {
+    const i = this.#ranges.findIndex((r) => inRange(id, r));
+    return this.keys.shards[Math.max(0, i)] as ShardKeys;
+  }
+
+  /** The shards whose id range overlaps `range`, in id order. */
+  #shardsIn(range: IdRange | undefined): ShardKeys[] {
+    return this.keys.shards.filter((_, i) => overlaps(this.#ranges[i] as IdRange, range));
+  }
+
   /** Runs one operation on the open connection; any failure is FATE_STORE_UNAVAILABLE. */
-  async #call<T>(what: string, fn: (redis: Redis) => Promise<T>): Promise<T> {
+  async #call<T>(what: string, fn: (redis: RedisClient) => Promise<T>): Promise<T> {
     const redis = this.#redis;
     if (!redis) throw unavailable(this.config, what, new Error('the connection is not open'));
     try {
@@ -181,4 +235,12 @@ export class RedisBackend implements StoreBackend {
       throw unavailable(this.config, what, err);
     }
   }
+}
+
+/** True when two id ranges (start inclusive, end exclusive, either open) share an id. */
+function overlaps(a: IdRange, b: IdRange | undefined): boolean {
+  if (!b) return true;
+  const startsBeforeBEnds = a.start === undefined || b.end === undefined || a.start < b.end;
+  const bStartsBeforeAEnds = b.start === undefined || a.end === undefined || b.start < a.end;
+  return startsBeforeBEnds && bStartsBeforeAEnds;
 }

@@ -1,6 +1,7 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import { Redis } from 'ioredis';
 import { ioredisOptions, type RedisConfig } from './redis-config.js';
+import type { RedisClient } from './redis-script.js';
 
 /** `host:port/db` of a config, for messages (never the credentials). */
 export function describeTarget(config: RedisConfig): string {
@@ -36,7 +37,7 @@ export async function connect(config: RedisConfig): Promise<Redis> {
 }
 
 /** Closes politely when the link is up (QUIT), at once otherwise; never throws. */
-export async function disconnect(redis: Redis | undefined): Promise<void> {
+export async function disconnect(redis: RedisClient | undefined): Promise<void> {
   if (!redis) return;
   if (redis.status === 'ready') await redis.quit().catch(() => undefined);
   redis.disconnect();

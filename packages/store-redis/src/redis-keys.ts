@@ -1,57 +1,114 @@
-import { STORED_STATUSES, type Status } from '@fate/core';
+import { type IdRange, STORED_STATUSES, type Status } from '@fate/core';
 
 /**
- * The names of every key of one store. All start with the hash tag `{<prefix>}`, so on a
- * Redis Cluster they land in one slot and the multi-key scripts stay legal there.
+ * The keys of one shard: every key a transaction's scripts touch, under one hash tag, so
+ * on a Redis Cluster they share one slot and each script stays on one node.
  */
-export interface RedisKeys {
-  /** `{prefix}`: the hash tag, and the start of every key below. */
+export interface ShardKeys {
+  /** `{…}`: the hash tag, and the start of every key below. */
   readonly tag: string;
   /** Start of the per-transaction hashes; the id follows. */
   readonly txPrefix: string;
-  /** The hash of one transaction: status, stack, info, res_lock, res_uuid, defer_until. */
+  /** The hash of one transaction: status, stack, info, op, defer_until, res_lock, res_uuid. */
   tx(id: string): string;
   /** Sorted set, all scores 0: runnable, unreserved, not deferred ids, read by lex range. */
   readonly runnable: string;
   /** Sorted set scored by deferUntil: runnable, unreserved ids that wait for their time. */
   readonly deferred: string;
-  /** Hash id → JSON `[lockId, uuid]` of every reserved transaction. */
-  readonly reservations: string;
+  /** Sorted set, scores 0, members `<id>|<lockId>|<uuid>`: reservations by id (range reads). */
+  readonly reserved: string;
+  /** Sorted set, scores 0, members `<lockId>|<id>|<uuid>`: reservations by holder. */
+  readonly holders: string;
   /** One set of ids per stored status, so `list` reads only the statuses asked for. */
   status(status: Status): string;
-  /** Every status set, in `STORED_STATUSES` order. */
-  readonly statusSets: readonly string[];
-  /** The liveness key of one instance (PX TTL = its timeout). */
-  instance(id: string): string;
-  /** Sorted set of instance ids scored by expiry, so liveness needs no KEYS/SCAN. */
+  /**
+   * The index keys, in the order the Lua prelude names them: runnable, deferred,
+   * reserved, holders, then the status sets in `STORED_STATUSES` order.
+   */
+  readonly indexes: readonly string[];
+}
+
+/** The names of every key of one store. */
+export interface RedisKeys {
+  /** The hash tag of the store-wide keys below (liveness, wake-ups). */
+  readonly tag: string;
+  /** The shards, in id order. */
+  readonly shards: readonly ShardKeys[];
+  /** Start of the liveness keys; the lock id follows. */
+  readonly instancePrefix: string;
+  /** The liveness record of one lock id (a string with a PX TTL). */
+  instance(lockId: string): string;
+  /** Sorted set of lock ids scored by when their record expires (store clock). */
   readonly instances: string;
   /** Pub/sub channel of wake-ups. */
   readonly wakeup: string;
 }
 
-export function redisKeys(prefix: string): RedisKeys {
-  const tag = `{${prefix}}`;
+/** The keys of one shard under hash tag `tag` (`{…}`). */
+export function shardKeys(tag: string): ShardKeys {
   const txPrefix = `${tag}:tx:`;
-  return Object.freeze({
+  const status = (s: Status) => `${tag}:status:${s}`;
+  const keys = {
     tag,
     txPrefix,
     tx: (id: string) => `${txPrefix}${id}`,
     runnable: `${tag}:runnable`,
     deferred: `${tag}:deferred`,
-    reservations: `${tag}:reservations`,
-    status: (status: Status) => `${tag}:status:${status}`,
-    statusSets: Object.freeze(STORED_STATUSES.map((s) => `${tag}:status:${s}`)),
-    instance: (id: string) => `${tag}:instance:${id}`,
+    reserved: `${tag}:reserved`,
+    holders: `${tag}:holders`,
+    status,
+  };
+  const indexes = [keys.runnable, keys.deferred, keys.reserved, keys.holders];
+  return Object.freeze({
+    ...keys,
+    indexes: Object.freeze([...indexes, ...STORED_STATUSES.map(status)]),
+  });
+}
+
+/**
+ * The keys of a store with one shard: every key under the hash tag `{<prefix>}`, so the
+ * whole store lives in one Cluster slot.
+ */
+export function redisKeys(prefix: string): RedisKeys {
+  const tag = `{${prefix}}`;
+  return storeKeys(tag, [shardKeys(tag)]);
+}
+
+/** The store-wide keys under `tag`, around the given shards. */
+export function storeKeys(tag: string, shards: readonly ShardKeys[]): RedisKeys {
+  const instancePrefix = `${tag}:instance:`;
+  return Object.freeze({
+    tag,
+    shards: Object.freeze([...shards]),
+    instancePrefix,
+    instance: (lockId: string) => `${instancePrefix}${lockId}`,
     instances: `${tag}:instances`,
     wakeup: `${tag}:wakeup`,
   });
 }
 
+/** KEYS of every script that changes one transaction: its hash, then the shard's indexes. */
+export function recordScriptKeys(shard: ShardKeys, id: string): string[] {
+  return [shard.tx(id), ...shard.indexes];
+}
+
+/** Every fate id is a canonical UUID: 36 characters. */
+export const ID_LENGTH = 36;
+
 /**
- * KEYS of every script that changes one transaction, always in this order, so the Lua
- * side can name them by position: the record, the scan indexes, the reservation index
- * and the six status sets.
+ * Lex bounds (ZRANGEBYLEX) of the members `<id>` or `<id>|…` of the ids in `range`:
+ * `[` includes, `(` excludes, `-`/`+` are open. Ids are 36 characters and `|` sorts after
+ * every id character, so a bound of up to 36 characters cuts members exactly as it cuts
+ * ids. A longer bound sorts right after its first 36 characters (an id equal to those is
+ * a prefix of it, so below it): it becomes "after every member of that id", byte 255
+ * standing above any member text (UTF-8 never has it).
  */
-export function recordScriptKeys(keys: RedisKeys, id: string): string[] {
-  return [keys.tx(id), keys.runnable, keys.deferred, keys.reservations, ...keys.statusSets];
+export function idBounds(range: IdRange | undefined): [string | Buffer, string | Buffer] {
+  const afterId = (bound: string) =>
+    Buffer.concat([Buffer.from(`(${bound.slice(0, ID_LENGTH)}|`), Buffer.from([0xff])]);
+  const { start, end } = range ?? {};
+  return [
+    start === undefined ? '-' : start.length > ID_LENGTH ? afterId(start) : `[${start}`,
+    end === undefined ? '+' : end.length > ID_LENGTH ? afterId(end) : `(${end}`,
+  ];
 }

@@ -1,41 +1,86 @@
-import type { Redis } from 'ioredis';
+import type { InstanceRecord } from '@fate/core';
+import type { ServerClock } from './redis-clock.js';
 import type { RedisKeys } from './redis-keys.js';
-import { SCRIPTS } from './redis-scripts.js';
+import { LUA_SERVER_NOW } from './redis-lua.js';
+import { type RedisClient, RedisScript } from './redis-script.js';
 
-// Liveness is two things kept together by one script: a key per instance whose PX TTL is
-// the timeout (Redis itself forgets a dead instance), and a sorted set of instance ids
-// scored by expiry, so listing the live ones is one range read instead of KEYS or SCAN.
+// Liveness records are opaque to the store: a key per lock id holding the guard's state,
+// whose PX TTL makes Redis itself forget it (by the server's clock, and it outlives the
+// client's connection), plus a sorted set of lock ids scored by when their key expires,
+// so listing them is one range read instead of KEYS or SCAN. Both scripts drop index
+// entries whose key is gone (expired, evicted, deleted by hand), so the set never grows.
 
-/** Entries that lapsed this long ago are dropped from the set on the next heartbeat. */
-const FORGET_AFTER_MS = 60_000;
+/** KEYS: the lock id's key, instances. ARGV: lock id, state, ttlMs. Returns the server time. */
+const HEARTBEAT = `${LUA_SERVER_NOW}
+local now = server_now()
+-- 1 ms more than asked: PX counts from a whole millisecond, which may be up to 1 ms early.
+local ttl = tonumber(ARGV[3]) + 1
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
+redis.call('ZADD', KEYS[2], ms_text(now + ttl), ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ms_text(now))
+return ms_text(now)
+`;
 
+/**
+ * KEYS: instances. ARGV: liveness key prefix. Returns {[lockId, state, …], server time}:
+ * every record still kept, soonest to expire first.
+ */
+const INSTANCES = `${LUA_SERVER_NOW}
+local now = server_now()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ms_text(now))
+local out = {}
+for _, lock in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local state = redis.call('GET', ARGV[1] .. lock)
+  if state then
+    out[#out + 1] = lock
+    out[#out + 1] = state
+  else
+    redis.call('ZREM', KEYS[1], lock)
+  end
+end
+return {out, ms_text(now)}
+`;
+
+export const LIVENESS_SCRIPTS = Object.freeze({
+  heartbeat: new RedisScript('heartbeat', HEARTBEAT),
+  instances: new RedisScript('instances', INSTANCES),
+});
+
+/** Creates or replaces the liveness record of `lockId`; Redis forgets it `ttlMs` later. */
 export async function heartbeat(
-  redis: Redis,
+  redis: RedisClient,
   keys: RedisKeys,
-  instanceId: string,
-  timeoutMs: number,
+  clock: ServerClock,
+  record: { lockId: string; state: string; ttlMs: number },
 ): Promise<void> {
-  const now = Date.now();
-  await SCRIPTS.heartbeat.run(
-    redis,
-    [keys.instance(instanceId), keys.instances],
-    [instanceId, timeoutMs, now + timeoutMs, now - FORGET_AFTER_MS],
+  const { lockId, state, ttlMs } = record;
+  await clock.timed(
+    () =>
+      LIVENESS_SCRIPTS.heartbeat.run(redis, {
+        keys: [keys.instance(lockId), keys.instances],
+        args: [lockId, state, Math.max(1, Math.ceil(ttlMs))],
+      }),
+    Number,
   );
 }
 
-export async function removeInstance(
-  redis: Redis,
+/** Every liveness record Redis still keeps. */
+export async function instances(
+  redis: RedisClient,
   keys: RedisKeys,
-  instanceId: string,
-): Promise<void> {
-  await SCRIPTS.removeInstance.run(
-    redis,
-    [keys.instance(instanceId), keys.instances],
-    [instanceId],
+  clock: ServerClock,
+): Promise<InstanceRecord[]> {
+  const [flat] = await clock.timed(
+    async () =>
+      (await LIVENESS_SCRIPTS.instances.run(redis, {
+        keys: [keys.instances],
+        args: [keys.instancePrefix],
+      })) as [string[], string],
+    ([, time]) => Number(time),
   );
-}
-
-/** Ids whose expiry is after `now` (the same clock the heartbeats used). */
-export async function liveInstances(redis: Redis, keys: RedisKeys, now: number): Promise<string[]> {
-  return redis.zrangebyscore(keys.instances, `(${now}`, '+inf');
+  const out: InstanceRecord[] = [];
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    out.push({ lockId: flat[i] as string, state: flat[i + 1] as string });
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { STORED_STATUSES, type Status, type StoredRecord } from '@fate/core';
-import type { Redis } from 'ioredis';
-import type { RedisKeys } from './redis-keys.js';
+import type { ShardKeys } from './redis-keys.js';
+import type { RedisClient } from './redis-script.js';
+import { RECORD_SCRIPTS } from './redis-scripts.js';
 
 /** The hash fields `read` and `list` fetch, in this order. */
 export const RECORD_FIELDS = [
@@ -43,53 +44,40 @@ export function reservedRecord(
 const PAGE = 500;
 
 /**
- * Every record whose id is in the status sets of `statuses` (all when omitted). Each
- * record is read atomically; a record deleted meanwhile is skipped, and one whose status
- * changed meanwhile is returned as it is now (the guard filters again).
+ * Every record of one shard whose id is in the status sets of `statuses` (all when
+ * omitted). Each record is read atomically; a record deleted meanwhile is skipped, and
+ * one whose status changed meanwhile is returned as it is now (the guard filters again).
+ * Ids whose hash is gone are taken out of the indexes (the script checks again, so a
+ * record inserted meanwhile stays listed).
  */
-export async function listRecords(
-  redis: Redis,
-  keys: RedisKeys,
+export async function listShard(
+  redis: RedisClient,
+  shard: ShardKeys,
   statuses?: ReadonlySet<Status>,
 ): Promise<Array<{ id: string; record: StoredRecord }>> {
-  const sets = STORED_STATUSES.filter((s) => !statuses || statuses.has(s)).map((s) =>
-    keys.status(s),
-  );
+  const sets = STORED_STATUSES.filter((s) => !statuses || statuses.has(s)).map(shard.status);
   if (sets.length === 0) return [];
-  const ids = await redis.sunion(...sets);
+  const ids = (await redis.sunion(...sets)).sort();
   const out: Array<{ id: string; record: StoredRecord }> = [];
+  const missing: string[] = [];
   for (let i = 0; i < ids.length; i += PAGE) {
     const page = ids.slice(i, i + PAGE);
     const pipeline = redis.pipeline();
-    for (const id of page) pipeline.hmget(keys.tx(id), ...RECORD_FIELDS);
+    for (const id of page) pipeline.hmget(shard.tx(id), ...RECORD_FIELDS);
     const replies = (await pipeline.exec()) ?? [];
     page.forEach((id, j) => {
       const [err, fields] = replies[j] ?? [new Error('no reply')];
       if (err) throw err;
       const record = toRecord(fields as Fields);
       if (record) out.push({ id, record });
+      else missing.push(id);
     });
   }
-  return out;
-}
-
-/** Every reservation, from the reservation index (one read). */
-export async function listReservations(
-  redis: Redis,
-  keys: RedisKeys,
-): Promise<Array<{ id: string; reservation: { lockId: string; uuid: string } }>> {
-  const all = await redis.hgetall(keys.reservations);
-  const out: Array<{ id: string; reservation: { lockId: string; uuid: string } }> = [];
-  for (const [id, text] of Object.entries(all)) {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      continue; // only the scripts write this index; skip what they did not write
-    }
-    if (Array.isArray(value) && typeof value[0] === 'string' && typeof value[1] === 'string') {
-      out.push({ id, reservation: { lockId: value[0], uuid: value[1] } });
-    }
+  for (let i = 0; i < missing.length; i += PAGE) {
+    await RECORD_SCRIPTS.forget.run(redis, {
+      keys: shard.indexes,
+      args: [shard.txPrefix, ...missing.slice(i, i + PAGE)],
+    });
   }
   return out;
 }

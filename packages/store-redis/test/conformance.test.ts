@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { runEngineConformance, runStoreConformance, type StoreFixture } from '@fate/conformance';
-import { createRedisStore, redisKeys } from '@fate/store-redis';
+import { RedisBackend, redisKeys } from '@fate/store-redis';
 import { startRedis } from '@fate/test-services';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
@@ -30,9 +30,9 @@ async function redisFixture(): Promise<StoreFixture> {
   await admin.connect();
   return {
     url: url.href,
-    open: (options) => createRedisStore(url.href, options),
+    backend: () => new RedisBackend(url.href),
     async corrupt(id, field) {
-      await admin.hset(keys.tx(id), field, '{not json');
+      await admin.hset(keys.shards[0]?.tx(id) as string, field, '{not json');
     },
     async destroy() {
       let cursor = '0';

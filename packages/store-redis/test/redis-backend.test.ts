@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
-import { type FatesStore, inRange, openStore, partitionRange, Status } from '@fate/core';
+import { inRange, openStore, partitionRange, Status } from '@fate/core';
 import {
   createRedisStore,
   createStoreBackend,
@@ -8,55 +7,13 @@ import {
   RedisBackend,
   redisKeys,
 } from '@fate/store-redis';
-import { startRedis } from '@fate/test-services';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { codeOf, newPrefix, step, useRedis } from './redis-fixture.js';
 
-let service: Awaited<ReturnType<typeof startRedis>>;
-let admin: Redis;
-const stores: FatesStore[] = [];
-
-beforeAll(async () => {
-  service = await startRedis();
-  admin = new Redis(service.url, { lazyConnect: true });
-  await admin.connect();
-});
-
-afterEach(async () => {
-  await Promise.allSettled(stores.splice(0).map((s) => s.close()));
-});
-
-afterAll(async () => {
-  await admin?.quit();
-  await service?.stop();
-});
-
-const newPrefix = () => `t${randomBytes(6).toString('hex')}`;
-
-/** The service URL with a prefix (and optionally another database). */
-function storeUrl(prefix: string, db?: number): string {
-  const url = new URL(service.url);
-  if (db !== undefined) url.pathname = `/${db}`;
-  url.searchParams.set('prefix', prefix);
-  return url.href;
-}
-
-async function open(url: string): Promise<FatesStore> {
-  const store = await createRedisStore(url);
-  stores.push(store);
-  return store;
-}
-
-const step = { type: 'step', state: {} };
-
-async function codeOf(p: Promise<unknown> | (() => unknown)): Promise<string | undefined> {
-  try {
-    await (typeof p === 'function' ? p() : p);
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  throw new Error('expected a failure');
-}
+const redis = useRedis();
+const storeUrl = redis.url;
+const open = (url: string) => redis.open(url);
 
 describe('Redis URLs', () => {
   it('parses host, port, credentials, database, prefix and TLS', () => {
@@ -100,9 +57,12 @@ describe('Redis URLs', () => {
   it('is what openStore uses for redis: URLs', async () => {
     expect(await codeOf(openStore('redis://h:6379/x'))).toBe('FATE_BAD_URL');
     const store = await openStore(storeUrl(newPrefix()));
-    stores.push(store);
-    const { id } = await store.seed({ step, opName: 'op' });
-    expect((await store.read(id)).status).toBe(Status.SUBMITTED);
+    try {
+      const { id } = await store.seed({ step, opName: 'op' });
+      expect((await store.read(id)).status).toBe(Status.SUBMITTED);
+    } finally {
+      await store.close();
+    }
   });
 
   it('refuses bad config fields as programmer mistakes', async () => {
@@ -134,7 +94,7 @@ describe('Redis layout', () => {
   it('keeps every key under the store hash tag, so a Cluster puts them in one slot', async () => {
     const db = 5;
     const prefix = newPrefix();
-    const other = new Redis(service.url, { lazyConnect: true, db });
+    const other = new Redis(redis.service.url, { lazyConnect: true, db });
     await other.connect();
     try {
       const before = new Set(await other.keys('*'));
@@ -159,12 +119,12 @@ describe('Redis layout', () => {
   it('keeps working after SCRIPT FLUSH (reloads a script on NOSCRIPT)', async () => {
     const store = await open(storeUrl(newPrefix()));
     const first = await store.seed({ step, opName: 'op' });
-    await admin.script('FLUSH');
+    await redis.admin.script('FLUSH');
     const second = await store.seed({ step, opName: 'op' });
     expect((await store.scanRunnable()).ids.sort()).toEqual([first.id, second.id].sort());
-    await admin.script('FLUSH');
+    await redis.admin.script('FLUSH');
     const h = await store.reserve(first.id);
-    await admin.script('FLUSH');
+    await redis.admin.script('FLUSH');
     await h.commit([{ op: 'setStatus', status: Status.IN_PROGRESS }, { op: 'unreserve' }]);
     expect((await store.read(first.id)).status).toBe(Status.IN_PROGRESS);
   });
@@ -204,14 +164,13 @@ async function relay(
 
 describe('Redis outages', () => {
   it('fails a call with FATE_STORE_UNAVAILABLE within its timeout when Redis stops answering', async () => {
-    const proxy = await relay(new URL(service.url));
+    const proxy = await relay(new URL(redis.service.url));
     try {
-      const store = await createRedisStore({
+      const store = await redis.open({
         port: proxy.port,
         prefix: newPrefix(),
         commandTimeoutMs: 500,
       });
-      stores.push(store);
       const { id } = await store.seed({ step, opName: 'op' });
       proxy.freeze();
       const started = Date.now();
@@ -223,7 +182,7 @@ describe('Redis outages', () => {
   });
 
   it('fails opening promptly when nothing listens', async () => {
-    const proxy = await relay(new URL(service.url));
+    const proxy = await relay(new URL(redis.service.url));
     const port = proxy.port;
     await proxy.close();
     const started = Date.now();
@@ -239,7 +198,7 @@ describe('Redis outages', () => {
     const wakeups: number[] = [];
     await store.onWakeup(() => wakeups.push(Date.now()));
     let restarted = false;
-    const restarting = service.restart().finally(() => {
+    const restarting = redis.service.restart().finally(() => {
       restarted = true;
     });
     const failures: string[] = [];

@@ -1,0 +1,92 @@
+import { RUNNABLE_STATUSES, STORED_STATUSES } from '@fate/core';
+
+/**
+ * Lua: the store's clock, `TIME` in epoch ms with its microseconds as the fraction. Redis 7
+ * replicates scripts by their effects, so a script may read TIME and then write: replicas
+ * and the AOF get the values written, never the call.
+ */
+export const LUA_SERVER_NOW = `
+local function server_now()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+-- Lua numbers would reach Redis as integers (or %.14g text): times travel as text.
+local function ms_text(ms)
+  return string.format('%.3f', ms)
+end
+`;
+
+/** Lua: the set of runnable statuses, `RUNNABLE[status]`. */
+export const LUA_RUNNABLE = `local RUNNABLE = {${[...RUNNABLE_STATUSES].map((s) => `${s} = true`).join(', ')}}`;
+
+/**
+ * Lua helpers over the indexes of one shard, whose keys start at `KEYS[first]` in the
+ * order of `ShardKeys.indexes`: runnable, deferred, reserved, holders, status sets.
+ *
+ * The invariants they keep: an id is in `runnable` (as `<id>|<op>`) or `deferred` exactly
+ * when its record has a runnable status and no reservation (`deferred` when its stored
+ * deferUntil is set);
+ * `reserved` and `holders` hold `(id, lock, uuid)` exactly when the record is reserved so;
+ * an id is in the set of its stored status only.
+ */
+export function indexPrelude(first: number): string {
+  const k = (offset: number) => `KEYS[${first + offset}]`;
+  const statusKeys = STORED_STATUSES.map((s, i) => `${s} = ${k(4 + i)}`).join(', ');
+  return `
+${LUA_RUNNABLE}
+local RUNNABLE_KEY, DEFERRED_KEY, RESERVED_KEY, HOLDERS_KEY = ${k(0)}, ${k(1)}, ${k(2)}, ${k(3)}
+local STATUS_KEY = {${statusKeys}}
+
+local function unindex_status(id)
+  for _, key in pairs(STATUS_KEY) do redis.call('SREM', key, id) end
+end
+
+local function index_status(id, status)
+  unindex_status(id)
+  local key = STATUS_KEY[status]
+  if key then redis.call('SADD', key, id) end
+end
+
+-- Members of runnable are '<id>|<op>': a scan gets each id's op with the range read. Ids
+-- are 36 characters and sort before '|', so lex bounds on ids still cut the set by id, and
+-- every member of an id lies between '<id>|' and '<id>|\\255' (UTF-8 has no byte 255).
+local function unschedule(id)
+  redis.call('ZREMRANGEBYLEX', RUNNABLE_KEY, '[' .. id .. '|', '(' .. id .. '|\\255')
+  redis.call('ZREM', DEFERRED_KEY, id)
+end
+
+-- For an unreserved record: where work finders will see it, if anywhere. defer_until is
+-- the stored text, passed on as is so no precision is lost.
+local function schedule(id, status, defer_until, op)
+  unschedule(id)
+  if RUNNABLE[status] then
+    if (tonumber(defer_until) or 0) > 0 then
+      redis.call('ZADD', DEFERRED_KEY, defer_until, id)
+    else
+      redis.call('ZADD', RUNNABLE_KEY, 0, id .. '|' .. (op or ''))
+    end
+  end
+end
+
+local function hold(id, lock, uuid)
+  redis.call('ZADD', RESERVED_KEY, 0, id .. '|' .. lock .. '|' .. uuid)
+  redis.call('ZADD', HOLDERS_KEY, 0, lock .. '|' .. id .. '|' .. uuid)
+end
+
+local function unhold(id, lock, uuid)
+  redis.call('ZREM', RESERVED_KEY, id .. '|' .. lock .. '|' .. uuid)
+  redis.call('ZREM', HOLDERS_KEY, lock .. '|' .. id .. '|' .. uuid)
+end
+
+-- Takes an id whose record is gone out of every index (hygiene: a hash removed by hand
+-- or lost must not stay listed forever). Lock ids and uuids never contain '|' or '~'.
+local function forget(id)
+  unindex_status(id)
+  unschedule(id)
+  for _, m in ipairs(redis.call('ZRANGEBYLEX', RESERVED_KEY, '[' .. id .. '|', '(' .. id .. '|~')) do
+    local lock, uuid = string.match(m, '^[^|]*|([^|]*)|(.*)$')
+    unhold(id, lock, uuid)
+  end
+end
+`;
+}
