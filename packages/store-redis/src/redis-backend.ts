@@ -16,7 +16,8 @@ import {
 } from '@fate/core';
 import { ServerClock } from './redis-clock.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
-import { connect, disconnect, unavailable } from './redis-connection.js';
+import { connect, disconnect } from './redis-connection.js';
+import { unavailable } from './redis-errors.js';
 import { type RedisKeys, recordScriptKeys, redisKeys, type ShardKeys } from './redis-keys.js';
 import * as liveness from './redis-liveness.js';
 import { LIVENESS_SCRIPTS } from './redis-liveness.js';

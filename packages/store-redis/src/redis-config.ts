@@ -124,10 +124,11 @@ export function resolveRedisConfig(input: RedisConfigInput): RedisConfig {
 /**
  * ioredis options that fail fast instead of queueing: a command sent while the link is
  * down is refused at once (no offline queue), commands in flight when it drops are
- * rejected rather than resent (a resent script could apply twice), and every command
- * has a deadline. Reconnection goes on in the background, so the store recovers.
+ * rejected rather than resent (a resend the guard does not know of could turn an applied
+ * release into "not reserved"), and every command has a deadline. Reconnection goes on in
+ * the background while `reconnect()` says so, so the store recovers.
  */
-export function ioredisOptions(config: RedisConfig): RedisOptions {
+export function ioredisOptions(config: RedisConfig, reconnect: () => boolean): RedisOptions {
   return {
     host: config.host,
     port: config.port,
@@ -142,6 +143,6 @@ export function ioredisOptions(config: RedisConfig): RedisOptions {
     maxRetriesPerRequest: 0,
     commandTimeout: config.commandTimeoutMs,
     connectTimeout: config.connectTimeoutMs,
-    retryStrategy: (attempt) => Math.min(50 * attempt, 1_000),
+    retryStrategy: (attempt) => (reconnect() ? Math.min(50 * attempt, 1_000) : null),
   };
 }

@@ -1,0 +1,49 @@
+import { FateError, FateErrorCode } from '@fate/core';
+import type { RedisConfig } from './redis-config.js';
+
+/** `redis://host:port/db` of a config, for messages (never the credentials). */
+export function describeTarget(config: RedisConfig): string {
+  return `${config.tls ? 'rediss' : 'redis'}://${config.host}:${config.port}/${config.db}`;
+}
+
+/** Any failure of a Redis call as the store's one operational error, with the cause kept. */
+export function unavailable(config: RedisConfig, what: string, cause: unknown): FateError {
+  if (cause instanceof FateError) return cause;
+  return new FateError(
+    FateErrorCode.STORE_UNAVAILABLE,
+    `Redis at ${describeTarget(config)}: ${what} failed: ${messageOf(cause)}`,
+    { cause },
+  );
+}
+
+/**
+ * Why a connection could not be opened, from the server's or the network's own error.
+ * What only a configuration change fixes (a database the server does not have, a wrong or
+ * missing password, a user without permission) is `FATE_STORE_CONFIG`; the rest
+ * (refused, timed out, unreachable) is `FATE_STORE_UNAVAILABLE`, which may pass.
+ */
+export function openFailure(config: RedisConfig, cause: unknown): FateError {
+  if (cause instanceof FateError) return cause;
+  const detail = messageOf(cause);
+  const hint = CONFIG_ERRORS.find(([pattern]) => pattern.test(detail))?.[1];
+  if (!hint) return unavailable(config, 'connecting', cause);
+  return new FateError(
+    FateErrorCode.STORE_CONFIG,
+    `Redis at ${describeTarget(config)}: connecting failed: ${detail} (${hint(config)})`,
+    { cause },
+  );
+}
+
+const CONFIG_ERRORS: ReadonlyArray<readonly [RegExp, (config: RedisConfig) => string]> = [
+  [
+    /DB index is out of range/,
+    (c) => `database ${c.db} does not exist on this server: see its "databases" setting`,
+  ],
+  [/^NOAUTH/, () => 'the server needs a password: redis://[user]:password@host'],
+  [/^WRONGPASS/, () => 'check the user name and password in the URL'],
+  [/^NOPERM/, () => "the user's ACL does not allow what the store needs"],
+];
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
