@@ -1,38 +1,30 @@
-import {
-  type BackendScan,
-  type FateId,
-  type IdRange,
-  type InstanceRecord,
-  inRange,
-  type NewRecord,
-  partitionRange,
-  type RecordWrite,
-  type Reservation,
-  type ReservationFilter,
-  type Status,
-  type StoreBackend,
-  type StoreCapabilities,
-  type StoredRecord,
+import type {
+  BackendScan,
+  FateId,
+  IdRange,
+  InstanceRecord,
+  NewRecord,
+  RecordWrite,
+  Reservation,
+  ReservationFilter,
+  Status,
+  StoreBackend,
+  StoreCapabilities,
+  StoredRecord,
 } from '@fate/core';
 import { ServerClock } from './redis-clock.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
-import { connect, disconnect } from './redis-connection.js';
+import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
 import { type RedisKeys, recordScriptKeys, redisKeys, type ShardKeys } from './redis-keys.js';
 import * as liveness from './redis-liveness.js';
-import { LIVENESS_SCRIPTS } from './redis-liveness.js';
+import { openClient } from './redis-open.js';
 import { listShard, RECORD_FIELDS, reservedRecord, toRecord } from './redis-records.js';
 import { shardReservations } from './redis-reserved.js';
-import { SCAN_SCRIPT, scanRunnable } from './redis-runnable.js';
+import { scanRunnable } from './redis-runnable.js';
 import type { RedisClient } from './redis-script.js';
 import { RECORD_SCRIPTS } from './redis-scripts.js';
 import { RedisWakeups } from './redis-wakeups.js';
-
-const ALL_SCRIPTS = [
-  ...Object.values(RECORD_SCRIPTS),
-  ...Object.values(LIVENESS_SCRIPTS),
-  SCAN_SCRIPT,
-];
 
 /**
  * A fate store backend on Redis (ioredis). Each transaction is a hash; every change of one
@@ -57,30 +49,17 @@ export class RedisBackend implements StoreBackend {
   #redis?: RedisClient;
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
-  /** The id range of each shard, in shard order. */
-  readonly #ranges: readonly IdRange[];
 
   constructor(config: RedisConfigInput) {
     this.config = resolveRedisConfig(config);
-    this.keys = redisKeys(this.config.prefix);
-    const total = this.keys.shards.length;
-    this.#ranges = this.keys.shards.map((_, partition) => partitionRange({ partition, total }));
-    this.#wakeups = new RedisWakeups(() => connect(this.config), this.keys.wakeup);
+    this.keys = redisKeys(this.config.prefix, this.config.shards);
+    const subscriber = () =>
+      this.config.nodes ? connectCluster(this.config) : connect(this.config);
+    this.#wakeups = new RedisWakeups(subscriber, this.keys.wakeup);
   }
 
   async open(): Promise<void> {
-    const redis = await connect(this.config);
-    try {
-      await Promise.all(ALL_SCRIPTS.map((script) => script.load(redis)));
-      await this.#clock.timed(
-        () => redis.time(),
-        ([seconds, micros]) => Number(seconds) * 1_000 + Number(micros) / 1_000,
-      );
-    } catch (err) {
-      redis.disconnect();
-      throw unavailable(this.config, 'opening', err);
-    }
-    this.#redis = redis;
+    this.#redis = await openClient(this.config, this.keys, this.#clock);
   }
 
   async close(): Promise<void> {
@@ -105,7 +84,7 @@ export class RedisBackend implements StoreBackend {
       // One pipeline per shard (a Cluster pipeline must stay in one slot), all at once.
       const byShard = new Map<ShardKeys, number[]>();
       records.forEach(({ id }, i) => {
-        const shard = this.#shardOf(id);
+        const shard = this.keys.shardOf(id);
         byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
       });
       const out = new Array<boolean>(records.length).fill(false);
@@ -127,7 +106,7 @@ export class RedisBackend implements StoreBackend {
 
   read(id: FateId): Promise<StoredRecord | undefined> {
     return this.#call('read', async (redis) =>
-      toRecord(await redis.hmget(this.#shardOf(id).tx(id), ...RECORD_FIELDS)),
+      toRecord(await redis.hmget(this.keys.shardOf(id).tx(id), ...RECORD_FIELDS)),
     );
   }
 
@@ -135,7 +114,7 @@ export class RedisBackend implements StoreBackend {
     return this.#call('tryReserve', async (redis) => {
       const { lockId, uuid } = reservation;
       const got = await RECORD_SCRIPTS.tryReserve.run(redis, {
-        keys: recordScriptKeys(this.#shardOf(id), id),
+        keys: recordScriptKeys(this.keys.shardOf(id), id),
         args: [id, lockId, uuid],
       });
       if (got === 'absent' || got === 'held') return got;
@@ -158,14 +137,14 @@ export class RedisBackend implements StoreBackend {
         change.release ? '1' : '0',
         String(change.release?.deferMs ?? 0),
       ];
-      const keys = recordScriptKeys(this.#shardOf(id), id);
+      const keys = recordScriptKeys(this.keys.shardOf(id), id);
       return (await RECORD_SCRIPTS.write.run(redis, { keys, args })) === 1;
     });
   }
 
   clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
     return this.#call('clearReservation', async (redis) => {
-      const keys = recordScriptKeys(this.#shardOf(id), id);
+      const keys = recordScriptKeys(this.keys.shardOf(id), id);
       const args = [id, reservation.lockId, reservation.uuid];
       return (await RECORD_SCRIPTS.clearReservation.run(redis, { keys, args })) === 1;
     });
@@ -180,7 +159,7 @@ export class RedisBackend implements StoreBackend {
 
   scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
     return this.#call('scanRunnable', (redis) =>
-      scanRunnable(redis, this.#clock, this.#shardsIn(range), range, limit),
+      scanRunnable(redis, this.#clock, this.keys.shardsIn(range), range, limit),
     );
   }
 
@@ -188,7 +167,7 @@ export class RedisBackend implements StoreBackend {
     filter: ReservationFilter = {},
   ): Promise<Array<{ id: string; reservation: Reservation }>> {
     return this.#call('reservations', async (redis) => {
-      const shards = this.#shardsIn(filter.range);
+      const shards = this.keys.shardsIn(filter.range);
       const found = await Promise.all(shards.map((s) => shardReservations(redis, s, filter)));
       return found.flat();
     });
@@ -211,19 +190,9 @@ export class RedisBackend implements StoreBackend {
 
   #insertCall(id: FateId, record: NewRecord) {
     return {
-      keys: recordScriptKeys(this.#shardOf(id), id),
+      keys: recordScriptKeys(this.keys.shardOf(id), id),
       args: [id, record.status, record.stack, record.info, record.op, this.keys.wakeup],
     };
-  }
-
-  #shardOf(id: string): ShardKeys {
-    const i = this.#ranges.findIndex((r) => inRange(id, r));
-    return this.keys.shards[Math.max(0, i)] as ShardKeys;
-  }
-
-  /** The shards whose id range overlaps `range`, in id order. */
-  #shardsIn(range: IdRange | undefined): ShardKeys[] {
-    return this.keys.shards.filter((_, i) => overlaps(this.#ranges[i] as IdRange, range));
   }
 
   /** Runs one operation on the open connection; any failure is FATE_STORE_UNAVAILABLE. */
@@ -236,12 +205,4 @@ export class RedisBackend implements StoreBackend {
       throw unavailable(this.config, what, err);
     }
   }
-}
-
-/** True when two id ranges (start inclusive, end exclusive, either open) share an id. */
-function overlaps(a: IdRange, b: IdRange | undefined): boolean {
-  if (!b) return true;
-  const startsBeforeBEnds = a.start === undefined || b.end === undefined || a.start < b.end;
-  const bStartsBeforeAEnds = b.start === undefined || a.end === undefined || b.start < a.end;
-  return startsBeforeBEnds && bStartsBeforeAEnds;
 }

@@ -1,11 +1,37 @@
-import { Redis } from 'ioredis';
-import { ioredisOptions, type RedisConfig } from './redis-config.js';
+import { isIP } from 'node:net';
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import type { RedisConfig } from './redis-config.js';
 import { openFailure } from './redis-errors.js';
 import type { RedisClient } from './redis-script.js';
 
 // Kept from the server's own error at connect (ioredis reports them as events, and then
 // rejects the connect with a bare "Connection is closed").
 const FATAL_AT_CONNECT = /DB index is out of range/;
+
+/**
+ * ioredis options that fail fast instead of queueing: a command sent while the link is
+ * down is refused at once (no offline queue), commands in flight when it drops are
+ * rejected rather than resent (a resend the guard does not know of could turn an applied
+ * release into "not reserved"), and every command has a deadline.
+ */
+function nodeOptions(config: RedisConfig): RedisOptions {
+  return {
+    ...(config.username !== undefined ? { username: config.username } : {}),
+    ...(config.password !== undefined ? { password: config.password } : {}),
+    // SNI takes a host name only; an IP address is checked against the certificate instead.
+    ...(config.tls ? { tls: isIP(config.host) ? {} : { servername: config.host } } : {}),
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    autoResendUnfulfilledCommands: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: config.commandTimeoutMs,
+    connectTimeout: config.connectTimeoutMs,
+  };
+}
+
+/** Reconnection goes on in the background while `reconnect()` says so (after the first ready). */
+const backoff = (reconnect: () => boolean) => (attempt: number) =>
+  reconnect() ? Math.min(50 * attempt, 1_000) : null;
 
 /**
  * Opens one connection and waits until it is ready. A failed open fails once, with the
@@ -23,7 +49,13 @@ export async function connect(config: RedisConfig): Promise<Redis> {
   let ready = false;
   let reason: unknown;
   let fatal = false;
-  const redis = new Redis(ioredisOptions(config, () => ready));
+  const redis = new Redis({
+    ...nodeOptions(config),
+    host: config.host,
+    port: config.port,
+    db: config.db,
+    retryStrategy: backoff(() => ready),
+  });
   redis.on('error', (err: Error) => {
     // the first error is the cause; what follows a closed connection is its echo
     reason ??= err;
@@ -45,6 +77,44 @@ export async function connect(config: RedisConfig): Promise<Redis> {
   }
   ready = true;
   return redis;
+}
+
+/**
+ * Opens an ioredis `Cluster` client on the seed nodes and waits until it knows every
+ * slot's master. Fail-fast like a single connection, and more: ioredis would repeat a
+ * command whose node connection closed ("failover" retry) — also one that was in flight
+ * and may have applied — so that retry is off, and so is the CLUSTERDOWN one; the guard
+ * asks again itself, knowing it does. MOVED/ASK/TRYAGAIN are followed (nothing ran).
+ */
+export async function connectCluster(config: RedisConfig): Promise<Cluster> {
+  let ready = false;
+  let reason: unknown;
+  const options: ClusterOptions = {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    scaleReads: 'master',
+    retryDelayOnFailover: 0,
+    retryDelayOnClusterDown: 0,
+    slotsRefreshTimeout: config.connectTimeoutMs,
+    clusterRetryStrategy: (attempt) => (ready ? Math.min(100 * attempt, 1_000) : null),
+    redisOptions: nodeOptions(config),
+  };
+  const seeds = (config.nodes ?? [config]).map(({ host, port }) => ({ host, port }));
+  const cluster = new Cluster(seeds, options);
+  cluster.on('error', (err: Error & { lastNodeError?: Error }) => {
+    reason ??= err.lastNodeError ?? err;
+  });
+  cluster.on('node error', (err: Error) => {
+    reason ??= err;
+  });
+  try {
+    await cluster.connect();
+  } catch (err) {
+    if (cluster.status !== 'end') cluster.disconnect();
+    throw openFailure(config, reason ?? err);
+  }
+  ready = true;
+  return cluster;
 }
 
 /** Closes politely when the link is up (QUIT), at once otherwise; never throws. */

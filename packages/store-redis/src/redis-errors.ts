@@ -1,8 +1,10 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import type { RedisConfig } from './redis-config.js';
 
-/** `redis://host:port/db` of a config, for messages (never the credentials). */
+/** `redis://host:port/db` (or `redis+cluster://h:p,…`) of a config, for messages (never the credentials). */
 export function describeTarget(config: RedisConfig): string {
+  if (config.nodes)
+    return `redis+cluster://${config.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
   return `${config.tls ? 'rediss' : 'redis'}://${config.host}:${config.port}/${config.db}`;
 }
 

@@ -1,4 +1,5 @@
 import { type IdRange, STORED_STATUSES, type Status } from '@fate/core';
+import { shardIndexesIn, shardIndexOf, shardRanges, shardTags } from './redis-shards.js';
 
 /**
  * The keys of one shard: every key a transaction's scripts touch, under one hash tag, so
@@ -30,10 +31,16 @@ export interface ShardKeys {
 
 /** The names of every key of one store. */
 export interface RedisKeys {
-  /** The hash tag of the store-wide keys below (liveness, wake-ups). */
+  /** The hash tag of the store-wide keys below (liveness, wake-ups, layout): `{<prefix>}`. */
   readonly tag: string;
-  /** The shards, in id order. */
+  /** The shards, in id order: shard k holds the k-th of as many equal ranges of ids. */
   readonly shards: readonly ShardKeys[];
+  /** The shard that holds `id`. */
+  shardOf(id: string): ShardKeys;
+  /** The shards whose ids overlap `range` (all when undefined), in id order. */
+  shardsIn(range: IdRange | undefined): ShardKeys[];
+  /** A string naming the layout (`shards=<n>`), written at the first open, checked at every one. */
+  readonly layout: string;
   /** Start of the liveness keys; the lock id follows. */
   readonly instancePrefix: string;
   /** The liveness record of one lock id (a string with a PX TTL). */
@@ -66,24 +73,28 @@ export function shardKeys(tag: string): ShardKeys {
 }
 
 /**
- * The keys of a store with one shard: every key under the hash tag `{<prefix>}`, so the
- * whole store lives in one Cluster slot.
+ * The keys of a store of `shards` shards (default 1). With one, every key is under the
+ * hash tag `{<prefix>}`, so the whole store lives in one Cluster slot. With more, each
+ * shard's keys (transactions, runnable and reservation indexes, status sets) are under a
+ * tag of their own (`shardTags`), so every per-transaction script still touches one slot,
+ * and the store-wide keys stay under `{<prefix>}`.
  */
-export function redisKeys(prefix: string): RedisKeys {
+export function redisKeys(prefix: string, shards = 1): RedisKeys {
   const tag = `{${prefix}}`;
-  return storeKeys(tag, [shardKeys(tag)]);
-}
-
-/** The store-wide keys under `tag`, around the given shards. */
-export function storeKeys(tag: string, shards: readonly ShardKeys[]): RedisKeys {
+  const shardKeyList = shardTags(prefix, shards).map(shardKeys);
+  const ranges = shardRanges(shards);
   const instancePrefix = `${tag}:instance:`;
   return Object.freeze({
     tag,
-    shards: Object.freeze([...shards]),
+    shards: Object.freeze(shardKeyList),
+    shardOf: (id: string) => shardKeyList[shardIndexOf(ranges, id)] as ShardKeys,
+    shardsIn: (range: IdRange | undefined) =>
+      shardIndexesIn(ranges, range).map((i) => shardKeyList[i] as ShardKeys),
     instancePrefix,
     instance: (lockId: string) => `${instancePrefix}${lockId}`,
     instances: `${tag}:instances`,
     wakeup: `${tag}:wakeup`,
+    layout: `${tag}:layout`,
   });
 }
 

@@ -1,20 +1,22 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-script.js';
 
 /**
  * Wake-ups over pub/sub. A subscribed connection can send nothing but (un)subscribe
  * commands, so it is a second connection, opened on the first subscription only, and
- * shared by every listener of this client. ioredis resubscribes after a reconnect.
+ * shared by every listener of this client: a single Redis or a Cluster client (whose
+ * subscriber picks one node; a Cluster broadcasts PUBLISH to every node). ioredis
+ * resubscribes after a reconnect, and a Cluster's subscriber moves when its node goes.
  */
 export class RedisWakeups {
-  readonly #connect: () => Promise<Redis>;
+  readonly #connect: () => Promise<RedisClient>;
   readonly #channel: string;
   readonly #listeners = new Set<() => void>();
-  #subscriber?: Promise<Redis>;
+  #subscriber?: Promise<RedisClient>;
   /** The SUBSCRIBE in force, awaited by every subscription so none returns before it. */
   #subscription?: Promise<unknown>;
 
   /** `connect` opens a fresh connection (the backend's settings). */
-  constructor(connect: () => Promise<Redis>, channel: string) {
+  constructor(connect: () => Promise<RedisClient>, channel: string) {
     this.#connect = connect;
     this.#channel = channel;
   }
@@ -54,7 +56,7 @@ export class RedisWakeups {
     subscriber?.disconnect();
   }
 
-  #open(): Promise<Redis> {
+  #open(): Promise<RedisClient> {
     if (!this.#subscriber) {
       const opening = this.#connect().then((redis) => {
         redis.on('message', (channel: string) => {

@@ -21,6 +21,7 @@ const PACKAGES: Record<string, string> = {
   sqlite: '@fate/store-sqlite',
   redis: '@fate/store-redis',
   rediss: '@fate/store-redis',
+  'redis+cluster': '@fate/store-redis',
   zk: '@fate/store-zk',
 };
 

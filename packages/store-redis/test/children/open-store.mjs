@@ -1,10 +1,11 @@
-// Opens a Redis store from the URL in argv[2], closes it if it opened, then lets the event
-// loop drain. Prints one JSON line: the outcome and how long the process stayed alive after.
+// Opens a Redis store from the URL in argv[2] and, if it opened, subscribes to wake-ups (a
+// second connection) and closes it; then lets the event loop drain. Prints one JSON line: the outcome and how long the process stayed alive after.
 import { createRedisStore } from '@fate/store-redis';
 
 let outcome;
 try {
   const store = await createRedisStore(process.argv[2]);
+  await store.onWakeup(() => undefined);
   await store.close();
   outcome = { opened: true };
 } catch (err) {

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import type { StoreFixture } from '@fate/conformance';
+import { RedisBackend, redisKeys } from '@fate/store-redis';
+import { Cluster, Redis } from 'ioredis';
+
+/**
+ * A conformance fixture on a Redis or a Redis Cluster at `base` (a store URL without
+ * parameters): a fresh key prefix per fixture, `shards` shards, and an admin connection
+ * for corrupting records and for removing every key of the prefix afterwards.
+ */
+export async function prefixFixture(base: string, shards = 1): Promise<StoreFixture> {
+  const prefix = `t${randomBytes(6).toString('hex')}`;
+  const url = `${base}?prefix=${prefix}${shards > 1 ? `&shards=${shards}` : ''}`;
+  const keys = redisKeys(prefix, shards);
+  const admin = adminClient(base);
+  await admin.connect();
+  return {
+    url,
+    backend: () => new RedisBackend(url),
+    async corrupt(id, field) {
+      await admin.hset(keys.shardOf(id).tx(id), field, '{not json');
+    },
+    async destroy() {
+      // every key of the store starts with '{<prefix>' (its own tag or a shard's)
+      const nodes = admin instanceof Cluster ? admin.nodes('master') : [admin];
+      for (const node of nodes) {
+        let cursor = '0';
+        do {
+          const [next, found] = await node.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1_000);
+          for (const key of found) await node.unlink(key);
+          cursor = next;
+        } while (cursor !== '0');
+      }
+      await admin.quit();
+    },
+  };
+}
+
+function adminClient(base: string): Redis | Cluster {
+  if (!base.startsWith('redis+cluster://')) return new Redis(base, { lazyConnect: true });
+  const seeds = base
+    .slice('redis+cluster://'.length)
+    .split(',')
+    .map((node) => ({ host: node.split(':')[0] as string, port: Number(node.split(':')[1]) }));
+  return new Cluster(seeds, { lazyConnect: true });
+}

@@ -1,0 +1,101 @@
+import { type FateId, partitionRange, Status } from '@fate/core';
+import { parseRedisUrl, redisKeys, slotOfTag } from '@fate/store-redis';
+import { describe, expect, it } from 'vitest';
+import { codeOf, newPrefix, step, useRedis } from './redis-fixture.js';
+
+// The sharded layout, on a single Redis (a Cluster runs the conformance suites on it):
+// each of S equal id ranges under a hash tag of its own, aimed at different slots.
+const redis = useRedis();
+
+const sharded = (prefix: string, shards: number) => `${redis.url(prefix)}&shards=${shards}`;
+
+describe('Redis shards', () => {
+  it('parses Cluster URLs and the shards parameter', async () => {
+    expect(parseRedisUrl('redis+cluster://a:7000,[::1]:7001,b?prefix=jobs&shards=3')).toMatchObject(
+      {
+        host: 'a',
+        port: 7000,
+        nodes: [
+          { host: 'a', port: 7000 },
+          { host: '::1', port: 7001 },
+          { host: 'b', port: 6379 },
+        ],
+        db: 0,
+        prefix: 'jobs',
+        shards: 3,
+      },
+    );
+    expect(parseRedisUrl('redis://h?shards=4')).toMatchObject({ shards: 4 });
+    expect(parseRedisUrl('redis://h')).toMatchObject({ shards: 1 });
+    for (const bad of [
+      'redis+cluster://a:1,b:2/3',
+      'redis://a:1,b:2',
+      'redis://h?shards=0',
+      'redis://h?shards=257',
+      'redis://h?shards=x',
+      'redis+cluster://a:1,',
+    ]) {
+      expect(await codeOf(() => parseRedisUrl(bad)), bad).toBe('FATE_BAD_URL');
+    }
+  });
+
+  it("computes Cluster slots as Redis does, and aims each shard's tag at its part of them", () => {
+    // the examples of the Redis Cluster specification
+    expect(slotOfTag('foo')).toBe(12182);
+    expect(slotOfTag('somekey')).toBe(11058);
+    expect(redisKeys('jobs').shards.map((s) => s.tag)).toEqual(['{jobs}']);
+    const tags = redisKeys('jobs', 3).shards.map((s) => s.tag);
+    expect(tags).toEqual(redisKeys('jobs', 3).shards.map((s) => s.tag)); // same for everyone
+    tags.forEach((tag, k) => {
+      const slot = slotOfTag(tag.slice(1, -1));
+      expect(slot).toBeGreaterThanOrEqual(((k + 0.25) * 16_384) / 3);
+      expect(slot).toBeLessThan(((k + 0.75) * 16_384) / 3);
+    });
+  });
+
+  it("keeps each transaction under its range's tag, and pages scans across shards in id order", async () => {
+    const prefix = newPrefix();
+    const keys = redisKeys(prefix, 3);
+    const store = await redis.open(sharded(prefix, 3));
+    const seeded = await store.seedMany(Array.from({ length: 90 }, () => ({ step, opName: 'op' })));
+    const ids = seeded.map((s) => s.id).sort();
+    for (const id of ids) {
+      const k = keys.shards.indexOf(keys.shardOf(id));
+      const range = partitionRange({ partition: k, total: 3 });
+      expect(id >= (range.start ?? '') && id < (range.end ?? 'g'), id).toBe(true);
+      expect(await redis.admin.exists(keys.shardOf(id).tx(id))).toBe(1);
+    }
+    const paged: FateId[] = [];
+    let after: string | undefined;
+    do {
+      const page = await store.scanRunnable(undefined, { limit: 7, ...(after ? { after } : {}) });
+      paged.push(...page.ids);
+      after = page.last;
+    } while (after);
+    expect(paged).toEqual(ids);
+    // a range inside one shard reads that shard only
+    const middle = partitionRange({ partition: 1, total: 3 });
+    const scan = await store.scanRunnable(middle);
+    expect(scan.itemsRead).toBe(
+      ids.filter((id) => id >= (middle.start ?? '') && id < (middle.end ?? 'g')).length,
+    );
+    const h = await store.reserve(ids[0] as FateId);
+    await h.commit([{ op: 'setStatus', status: Status.FAILED }, { op: 'unreserve' }]);
+    expect((await store.list({ statuses: [Status.FAILED] })).map((s) => s.id)).toEqual([ids[0]]);
+  });
+
+  it("refuses a client whose number of shards is not the store's", async () => {
+    const prefix = newPrefix();
+    await (await redis.open(sharded(prefix, 3))).seed({ step, opName: 'op' });
+    expect(await codeOf(redis.open(redis.url(prefix)))).toBe('FATE_STORE_CONFIG');
+    expect(await codeOf(redis.open(sharded(prefix, 2)))).toBe('FATE_STORE_CONFIG');
+    await redis.open(sharded(prefix, 3));
+    // a store written before layouts were recorded has the one-shard layout
+    const old = newPrefix();
+    await (await redis.open(redis.url(old))).seed({ step, opName: 'op' });
+    await redis.admin.del(redisKeys(old).layout);
+    const err = await codeOf(redis.open(sharded(old, 3)));
+    expect(err).toBe('FATE_STORE_CONFIG');
+    expect(await redis.admin.get(redisKeys(old).layout)).toBe('shards=1');
+  });
+});
