@@ -41,10 +41,13 @@ local function unindex_status(id)
   for _, key in pairs(STATUS_KEY) do redis.call('SREM', key, id) end
 end
 
-local function index_status(id, status)
-  unindex_status(id)
-  local key = STATUS_KEY[status]
-  if key then redis.call('SADD', key, id) end
+-- Moves id from the set of status old to that of status new. An old status that is no
+-- stored status (a field corrupted behind the store's back) may have left id anywhere.
+local function index_status(id, old, new)
+  local from = old and STATUS_KEY[old]
+  if from then redis.call('SREM', from, id) elseif old then unindex_status(id) end
+  local to = STATUS_KEY[new]
+  if to then redis.call('SADD', to, id) end
 end
 
 -- Members of runnable are '<id>|<op>': a scan gets each id's op with the range read. Ids

@@ -38,7 +38,7 @@ local id, status = ARGV[1], ARGV[2]
 if redis.call('EXISTS', TX) == 1 then return 0 end
 forget(id)
 redis.call('HSET', TX, 'status', status, 'stack', ARGV[3], 'info', ARGV[4], 'op', ARGV[5], 'defer_until', '0')
-index_status(id, status)
+index_status(id, false, status)
 schedule(id, status, '0', ARGV[5])
 if status == 'SUBMITTED' then redis.call('PUBLISH', ARGV[6], id) end
 return 1
@@ -74,8 +74,8 @@ if ARGV[4] == 'delete' then
   return 1
 end
 if ARGV[5] ~= '' then
+  index_status(id, redis.call('HGET', TX, 'status') or '', ARGV[5])
   redis.call('HSET', TX, 'status', ARGV[5])
-  index_status(id, ARGV[5])
 end
 if ARGV[6] == '1' then redis.call('HSET', TX, 'stack', ARGV[7]) end
 if ARGV[8] == '1' then redis.call('HSET', TX, 'info', ARGV[9]) end

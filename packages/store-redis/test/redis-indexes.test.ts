@@ -153,6 +153,23 @@ describe('Redis index hygiene', () => {
     expect(await redis.admin.smembers(shard.status(Status.NEW))).toEqual([kept]);
   });
 
+  it('moves a record whose status was corrupted into the set of its new status only', async () => {
+    const prefix = newPrefix();
+    const shard = redisKeys(prefix).shards[0];
+    if (!shard) throw new Error('no shard');
+    const backend = await redis.backend(redis.url(prefix));
+    const [id] = sortedIds(1) as [FateId];
+    await backend.insert(id, record('op'));
+    const holder = { lockId: 'h@1', uuid: 'u' };
+    await backend.tryReserve(id, holder);
+    await redis.admin.hset(shard.tx(id), 'status', '{not json');
+    expect(
+      await backend.write(id, holder, { status: Status.FAILED, release: { deferMs: 0 } }),
+    ).toBe(true);
+    expect(await redis.admin.smembers(shard.status(Status.SUBMITTED))).toEqual([]);
+    expect(await redis.admin.smembers(shard.status(Status.FAILED))).toEqual([id]);
+  });
+
   it('forgets liveness records, and their index entries, once expired or removed', async () => {
     const prefix = newPrefix();
     const keys = redisKeys(prefix);
