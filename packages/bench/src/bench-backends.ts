@@ -3,14 +3,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropMemoryNamespace } from '@fate/core';
-import { startRedis, startZooKeeper, type TestService } from '@fate/test-services';
+import {
+  startRedis,
+  startRedisCluster,
+  startZooKeeper,
+  type TestService,
+} from '@fate/test-services';
 import { dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
+import { clusterCommandCounts } from './bench-cluster.js';
 
-export type BackendName = 'sqlite' | 'redis' | 'zk' | 'memory';
+export type BackendName = 'sqlite' | 'redis' | 'zk' | 'memory' | 'redis-cluster';
 
-/** What `--backend all` runs. `memory` is there for developing the script itself. */
+/**
+ * What `--backend all` runs. `memory` is there for developing the script itself;
+ * `redis-cluster` (three masters on this machine) is asked for by name.
+ */
 export const ALL_BACKENDS: readonly BackendName[] = ['sqlite', 'redis', 'zk'];
-export const KNOWN_BACKENDS: readonly BackendName[] = [...ALL_BACKENDS, 'memory'];
+export const KNOWN_BACKENDS: readonly BackendName[] = [...ALL_BACKENDS, 'memory', 'redis-cluster'];
 
 /** One isolated store for one measurement: its URL, and how to remove it. */
 export interface Namespace {
@@ -26,7 +35,16 @@ export interface BenchBackend {
   readonly where: string;
   /** Clients in separate processes share the data (needed by the recovery benchmark). */
   readonly multiProcess: boolean;
-  namespace(): Promise<Namespace>;
+  /** A fresh namespace; `shards` for a sharded store where the backend has shards. */
+  namespace(options?: { shards?: number }): Promise<Namespace>;
+  /**
+   * Shard counts the throughput benchmark runs with as many instances each (a Redis
+   * Cluster: 1 and 3), and the commands each server has run so far, to show the spread.
+   */
+  readonly sharding?: {
+    readonly shards: readonly number[];
+    commandCounts(): Promise<Record<string, number>>;
+  };
   /** Destroys every namespace still present and stops a server this script started. */
   stop(): Promise<void>;
 }
@@ -66,6 +84,18 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
         return { url: url.href, destroy: () => dropRedisPrefix(service.url, prefix) };
       });
     }
+    case 'redis-cluster': {
+      const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
+      const where = 'a private Redis Cluster of 3 masters, a key prefix per namespace';
+      const backend = tracked(name, where, true, cluster, async (options) => {
+        const shards = options?.shards ?? 1;
+        // the cluster is deleted whole at the end
+        const url = `${cluster.url}?prefix=fate-bench-${unique()}&shards=${shards}`;
+        return { url, destroy: async () => undefined };
+      });
+      const commandCounts = () => clusterCommandCounts(cluster.nodes);
+      return { ...backend, sharding: { shards: [1, 3], commandCounts } };
+    }
     case 'zk': {
       const service = await startZooKeeper();
       const external = Boolean(process.env.FATE_ZK_CONNECT);
@@ -90,15 +120,15 @@ function tracked(
   where: string,
   multiProcess: boolean,
   service: TestService | undefined,
-  make: () => Promise<Namespace>,
+  make: (options?: { shards?: number }) => Promise<Namespace>,
 ): BenchBackend {
   const live = new Set<Namespace>();
   return {
     name,
     where,
     multiProcess,
-    async namespace() {
-      const ns = await make();
+    async namespace(options) {
+      const ns = await make(options);
       let destroyed: Promise<void> | undefined;
       const handle: Namespace = {
         url: ns.url,

@@ -79,6 +79,21 @@ export function tables(results: BenchResults): Table[] {
       ]),
     });
   }
+  const spread = results.throughput.filter((r) => r.commandsPerNode);
+  if (spread.length > 0) {
+    const nodes = Object.keys(spread[0]?.commandsPerNode ?? {});
+    out.push({
+      title: 'Load spread over the Redis Cluster: commands each master ran',
+      headers: ['steps', 'shards', 'instances', 'tx/s', ...nodes],
+      rows: spread.map((r) => [
+        String(r.steps),
+        String(r.shards ?? 1),
+        String(r.instances),
+        fmt(r.txPerSec),
+        ...nodes.map((n) => String(r.commandsPerNode?.[n] ?? 0)),
+      ]),
+    });
+  }
   if (results.latency.length > 0) {
     out.push({
       title: 'Seed-to-start latency on an idle engine (ms)',

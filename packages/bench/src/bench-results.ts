@@ -39,6 +39,10 @@ export interface ThroughputRow {
   readonly seconds: number;
   /** How the instances ran. */
   readonly mode: string;
+  /** Shards of the store (a sharded backend runs one instance per shard). */
+  readonly shards?: number;
+  /** Commands each server ran during the run (a Redis Cluster's masters). */
+  readonly commandsPerNode?: Record<string, number>;
 }
 
 export interface LatencyRow {

@@ -1,5 +1,6 @@
 import { type FateEvents, openStore, Status } from '@fate/core';
 import type { BenchBackend } from './bench-backends.js';
+import { commandsBetween } from './bench-cluster.js';
 import type { BenchConfig } from './bench-config.js';
 import { ENGINE_MODE, startEngines } from './bench-engines.js';
 import { progress, type ThroughputRow } from './bench-results.js';
@@ -30,13 +31,24 @@ export async function benchThroughput(
     1,
   );
   const rows: ThroughputRow[] = [];
+  // A sharded backend runs as many instances as shards: does the load spread?
+  const layouts =
+    backend.sharding?.shards.map((s) => ({ instances: s, shards: s })) ??
+    INSTANCES.map((instances) => ({ instances, shards: undefined }));
   for (const steps of STEPS) {
-    for (const instances of INSTANCES) {
-      rows.push(await runOne(backend, config, steps, instances));
-      const r = rows[rows.length - 1] as ThroughputRow;
+    for (const { instances, shards } of layouts) {
+      const before = await backend.sharding?.commandCounts();
+      const row = await runOne(backend, config, steps, instances, shards);
+      const after = await backend.sharding?.commandCounts();
+      const spread = before && after ? { commandsPerNode: commandsBetween(before, after) } : {};
+      rows.push({ ...row, ...spread });
       progress(
-        `  throughput ${steps} step(s), ${instances} instance(s) × ${r.workers} workers: ` +
-          `${r.txPerSec.toFixed(0)} tx/s (${r.txs} in ${r.seconds.toFixed(2)} s)`,
+        `  throughput ${steps} step(s), ${instances} instance(s) × ${row.workers} workers` +
+          `${shards ? ` on ${shards} shard(s)` : ''}: ${row.txPerSec.toFixed(0)} tx/s ` +
+          `(${row.txs} in ${row.seconds.toFixed(2)} s)` +
+          (spread.commandsPerNode
+            ? `; commands per node ${JSON.stringify(spread.commandsPerNode)}`
+            : ''),
       );
     }
   }
@@ -48,9 +60,10 @@ async function runOne(
   config: BenchConfig,
   steps: number,
   instances: number,
+  shards?: number,
 ): Promise<ThroughputRow> {
   const total = config.throughputTxs;
-  const ns = await backend.namespace();
+  const ns = await backend.namespace(shards ? { shards } : undefined);
   const finished = new Set<string>();
   let failed = 0;
   let calls = 0;
@@ -87,6 +100,7 @@ async function runOne(
       backend: backend.name,
       steps,
       instances,
+      ...(shards ? { shards } : {}),
       workers: config.throughputWorkers,
       txs: total,
       txPerSec: total / seconds,
