@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import type { RedisConfig } from './redis-config.js';
+import type { RedisConfig, RedisNode } from './redis-config.js';
 import { openFailure } from './redis-errors.js';
 import type { RedisClient } from './redis-script.js';
 
@@ -26,6 +26,10 @@ function nodeOptions(config: RedisConfig): RedisOptions {
     maxRetriesPerRequest: 0,
     commandTimeout: config.commandTimeoutMs,
     connectTimeout: config.connectTimeoutMs,
+    // A socket disconnect() ends but that never closes (ioredis ends some twice, the
+    // second time after they closed) is destroyed after this; 2 s by default, which
+    // kept a process alive that had nothing else to do.
+    disconnectTimeout: 100,
   };
 }
 
@@ -111,10 +115,27 @@ export async function connectCluster(config: RedisConfig): Promise<Cluster> {
     await cluster.connect();
   } catch (err) {
     if (cluster.status !== 'end') cluster.disconnect();
-    throw openFailure(config, reason ?? err);
+    throw openFailure(config, (await whyNot(config, seeds)) ?? reason ?? err);
   }
   ready = true;
   return cluster;
+}
+
+/**
+ * Why no seed of a Cluster answers: ioredis asks them for their slots on connections
+ * whose errors it ignores, and reports "Connection is closed" only. One plain connection
+ * per seed, made only after a failed open, gets the reason (refused, wrong password, …).
+ */
+async function whyNot(config: RedisConfig, seeds: readonly RedisNode[]): Promise<unknown> {
+  const reasons = await Promise.all(
+    seeds.map(({ host, port }) =>
+      connect({ ...config, nodes: undefined, host, port }).then(
+        disconnect,
+        (err: Error) => err.cause ?? err, // the server's error, not the probe's wrapper
+      ),
+    ),
+  );
+  return reasons.find((r) => r !== undefined);
 }
 
 /** Closes politely when the link is up (QUIT), at once otherwise; never throws. */

@@ -44,6 +44,7 @@ const CONFIG_ERRORS: ReadonlyArray<readonly [RegExp, (config: RedisConfig) => st
   [/^NOAUTH/, () => 'the server needs a password: redis://[user]:password@host'],
   [/^WRONGPASS/, () => 'check the user name and password in the URL'],
   [/^NOPERM/, () => "the user's ACL does not allow what the store needs"],
+  [/cluster support disabled/, () => 'this Redis is no Cluster: use a redis:// URL'],
 ];
 
 function messageOf(err: unknown): string {

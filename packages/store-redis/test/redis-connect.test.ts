@@ -17,12 +17,14 @@ beforeAll(async () => {
   await redis.admin.config('SET', 'requirepass', PASSWORD);
 });
 
-/** The test server's URL with a password, a database and a fresh prefix. */
-function url(options: { password?: string; db?: number; port?: number } = {}): string {
+/** The test server's URL with a password, a database and a fresh prefix; or as a Cluster URL. */
+function url(
+  options: { password?: string; db?: number; port?: number; cluster?: boolean } = {},
+): string {
   const u = new URL(redis.url(newPrefix(), options.db));
   if (options.password !== undefined) u.password = options.password;
   if (options.port !== undefined) u.port = String(options.port);
-  return u.href;
+  return options.cluster ? u.href.replace(/^redis:/, 'redis+cluster:') : u.href;
 }
 
 async function openError(target: string): Promise<{ code?: string; message: string }> {
@@ -53,6 +55,24 @@ describe('opening a Redis store', () => {
       'FATE_STORE_UNAVAILABLE',
       /ECONNREFUSED/,
     ],
+    [
+      'a Cluster port nothing listens on',
+      { cluster: true, port: 1 },
+      'FATE_STORE_UNAVAILABLE',
+      /ECONNREFUSED/,
+    ],
+    [
+      'a Cluster URL with a wrong password',
+      { cluster: true, password: 'wrong' },
+      'FATE_STORE_CONFIG',
+      /WRONGPASS/,
+    ],
+    [
+      'a Cluster URL on a Redis that is no Cluster',
+      { cluster: true, password: PASSWORD },
+      'FATE_STORE_CONFIG',
+      /cluster support disabled/,
+    ],
   ])(
     'fails on %s with the reason the server or the network gave',
     async (_, options, code, reason) => {
@@ -67,6 +87,7 @@ describe('opening a Redis store', () => {
     ['after a refused connection', { password: PASSWORD, port: 1 }, false],
     ['after a wrong password', { password: 'wrong' }, false],
     ['after a missing database', { password: PASSWORD, db: 99 }, false],
+    ['after a refused Cluster', { cluster: true, port: 1 }, false],
     ['after a clean close', { password: PASSWORD }, true],
   ])('lets the process exit at once %s', async (_, options, opened) => {
     const { stdout } = await run(process.execPath, [CHILD, url(options)], { timeout: 20_000 });
