@@ -1,4 +1,4 @@
-import { type FateId, partitionRange, Status } from '@fate/core';
+import { type FateId, newFateId, partitionRange, Status } from '@fate/core';
 import { parseRedisUrl, redisKeys, slotOfTag } from '@fate/store-redis';
 import { describe, expect, it } from 'vitest';
 import { codeOf, newPrefix, step, useRedis } from './redis-fixture.js';
@@ -97,5 +97,32 @@ describe('Redis shards', () => {
     const err = await codeOf(redis.open(sharded(old, 3)));
     expect(err).toBe('FATE_STORE_CONFIG');
     expect(await redis.admin.get(redisKeys(old).layout)).toBe('shards=1');
+  });
+
+  it('moves a store written by fate 0.1 to this layout at its first open', async () => {
+    const prefix = newPrefix();
+    const tag = `{${prefix}}`;
+    const [free, held] = [newFateId(), newFateId()];
+    const record = { status: Status.SUBMITTED, stack: JSON.stringify([step]), info: '{}' };
+    // fate 0.1: no op, runnable members are bare ids, reservations in a hash
+    await redis.admin.hset(`${tag}:tx:${free}`, { ...record, defer_until: '0' });
+    await redis.admin.zadd(`${tag}:runnable`, 0, free);
+    await redis.admin.hset(`${tag}:tx:${held}`, { ...record, res_lock: 'old', res_uuid: 'u1' });
+    await redis.admin.hset(`${tag}:reservations`, held, JSON.stringify(['old', 'u1']));
+    await redis.admin.sadd(`${tag}:status:${Status.SUBMITTED}`, free, held);
+
+    const store = await redis.open(redis.url(prefix), { livenessTimeoutMs: 300 });
+    expect(await store.scanRunnable()).toMatchObject({ ids: [free], ops: [''] });
+    const reservation = { lockId: 'old', uuid: 'u1' };
+    expect(await store.reservations()).toEqual([{ id: held, reservation }]);
+    expect(await redis.admin.exists(`${tag}:reservations`)).toBe(0);
+    // the old holder never beats again: cleared after watching it for a timeout
+    let cleared: unknown[] = [];
+    for (let i = 0; i < 30 && cleared.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      cleared = await store.clearDeadReservations();
+    }
+    expect(cleared).toEqual([{ id: held, reservation }]);
+    expect((await store.scanRunnable()).ids.sort()).toEqual([free, held].sort());
   });
 });
