@@ -3,6 +3,10 @@ import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
 import { processKillTests } from './engine/processes.js';
+import { cleaningTests } from './faults/cleaning.js';
+import { clockSkewTests } from './faults/clock-skew.js';
+import { engineFaultTests } from './faults/engine-faults.js';
+import { lostReplyTests } from './faults/lost-replies.js';
 import type { ConformanceTarget } from './fixture.js';
 import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
@@ -53,6 +57,8 @@ export function runStoreConformance(target: ConformanceTarget): void {
     badInputTests(target);
     wakeupTests(target);
     processTests(target);
+    lostReplyTests(target);
+    cleaningTests(target);
   });
 }
 
@@ -66,5 +72,7 @@ export function runEngineConformance(target: ConformanceTarget): void {
     clientApiTests(target);
     distributedTests(target);
     processKillTests(target);
+    engineFaultTests(target);
+    clockSkewTests(target);
   });
 }

@@ -3,8 +3,10 @@ import {
   Fate,
   type FateId,
   type FateOptions,
+  type FateLogger,
   type FatesStore,
   type StoreOptions,
+  stderrLogger,
 } from '@fate/core';
 import { afterEach, beforeEach } from 'vitest';
 import { FaultyBackend } from '../faults/faulty-backend.js';
@@ -18,6 +20,14 @@ export const FAST = {
   deadReservationCheckMs: 200,
   finderBackoff: { minMs: 5, maxMs: 100 },
 } as const;
+
+/**
+ * The engines' warnings are expected in fault tests; they are kept here, not printed
+ * (set FATE_DEBUG=1 to see them).
+ */
+export const testLogger: FateLogger = process.env.FATE_DEBUG
+  ? stderrLogger
+  : { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
 
 export const FAST_STORE: StoreOptions = { livenessTimeoutMs: 1_000 };
 
@@ -56,6 +66,7 @@ export function useEngines(target: ConformanceTarget): EngineContext {
         env: ctx.env,
         steps: [scriptStepType],
         workers: 4,
+        logger: testLogger,
         ...FAST,
         ...options,
         store,

@@ -7,7 +7,7 @@ import { cancel, deleteTransaction, waitForCompletion } from './client-calls.js'
 import type { FateEvents } from './events.js';
 import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { Lease } from './lease.js';
-import type { FateLogger } from './logger.js';
+import { type FateLogger, throttled } from './logger.js';
 import { Membership } from './membership.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
 import { WorkFinder } from './work-finder.js';
@@ -41,11 +41,13 @@ export class Fate<Env = unknown> {
   constructor(options: FateOptions<Env>) {
     const resolved = resolveFateOptions(options);
     const onEvent = resolved.onEvent;
+    const logger = throttled(resolved.logger);
     this.#o = Object.freeze({
       ...resolved,
+      logger,
       // Warnings always reach the logger, whatever the caller's event handler does.
       onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
-        if (type === 'warning') logWarning(resolved.logger, event as FateEvents['warning']);
+        if (type === 'warning') logWarning(logger, event as FateEvents['warning']);
         onEvent(type, event);
       },
     });
