@@ -176,7 +176,7 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
       const run = await fate(['list', '--status', 'submitted', '--op', 'compact', ...storeArgs]);
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(a.id);
-      expect(run.stdout).toMatch(/\n1 transactions\n$/);
+      expect(run.stdout).toMatch(/\n1 transaction\n$/);
     }
     const both = JSON.parse((await admin('list', '--status', 'FAILED,SUBMITTED', '--json')).stdout);
     expect(both.map((r: { id: string }) => r.id).sort()).toEqual(

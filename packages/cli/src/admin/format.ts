@@ -46,5 +46,8 @@ export function table(rows: readonly (readonly string[])[], header?: readonly st
   return all.map(line).join('\n');
 }
 
+/** `1 transaction`, `2 transactions`. */
+export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
 /** Machine-readable output: indented JSON. */
 export const json = (value: unknown): string => JSON.stringify(value, null, 2);

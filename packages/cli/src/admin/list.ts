@@ -2,7 +2,7 @@ import type { FatesStore, Status, TxSummary } from '@fate/core';
 import type { CommandArgs } from '../command.js';
 import { stringValue } from '../command.js';
 import { adminCommand } from './admin-command.js';
-import { deferralText, duration, holderText, json, table } from './format.js';
+import { count, deferralText, duration, holderText, json, table } from './format.js';
 import { CORRUPT, parseStatuses, rowStatus } from './row-status.js';
 
 /** `fate list`: one row per transaction, filtered by status (CORRUPT too) and op name. */
@@ -36,7 +36,7 @@ export const listCommand = adminCommand({
       r.corrupt ?? '',
     ]);
     const header = ['id', 'status', 'op', 'top step', 'holder', 'deferred', 'age', ''];
-    return `${table(lines, header)}\n${rows.length} transactions`;
+    return `${table(lines, header)}\n${count(rows.length, 'transaction')}`;
   },
 });
 

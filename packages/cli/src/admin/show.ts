@@ -92,7 +92,8 @@ function errorLines(label: string, error: TxError | undefined): string[] {
   const frames = (error.stack ?? '')
     .split('\n')
     .map((line) => line.trim())
-    .filter((line) => line.startsWith('at '));
+    // Node's own frames say nothing about the transaction; --json keeps them
+    .filter((line) => line.startsWith('at ') && !line.includes('node:internal/'));
   const shown = frames.slice(0, TRACE_FRAMES).map((f) => field('', `  ${f}`));
   if (frames.length > TRACE_FRAMES) {
     shown.push(field('', `  … ${frames.length - TRACE_FRAMES} more frames (--json has them)`));

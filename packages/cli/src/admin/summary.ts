@@ -1,5 +1,5 @@
 import { adminCommand } from './admin-command.js';
-import { json } from './format.js';
+import { count, json } from './format.js';
 import { ROW_STATUSES, rowStatus } from './row-status.js';
 
 /** `fate summary`: counts by status (CORRUPT for records that cannot be decoded) and by op. */
@@ -25,7 +25,7 @@ export const summaryCommand = adminCommand({
       return json({ total: rows.length, byStatus, byOp, reserved, liveInstances: live });
     }
     const out = [
-      `${rows.length} transactions, ${reserved} reserved, ${live.length} live instances`,
+      `${count(rows.length, 'transaction')}, ${reserved} reserved, ${count(live.length, 'live instance')}`,
     ];
     for (const s of ROW_STATUSES) if (byStatus[s]) out.push(`  ${s.padEnd(18)} ${byStatus[s]}`);
     for (const [op, counts] of Object.entries(byOp).sort(([a], [b]) => a.localeCompare(b))) {
