@@ -1,5 +1,5 @@
 import { Fate } from '@fate/core';
-import { ADMIN_RESERVE_TIMEOUT_MS, adminCommand } from './admin-command.js';
+import { ADMIN_RESERVE_TIMEOUT_MS, adminCommand, readExisting } from './admin-command.js';
 
 /**
  * `fate cancel ID`: through the API's `Fate.cancel`, so the rule is the API's: only NEW
@@ -11,6 +11,8 @@ export const cancelCommand = adminCommand({
   id: true,
   summary: 'NEW/SUBMITTED → FAILED; none of its steps run (anything else is refused)',
   async run(store, _args, id) {
+    // an absent or undecodable record is explained as by the other commands
+    await readExisting(store, id);
     const client = new Fate({ store, env: undefined, steps: [] });
     await client.cancel(id, { timeoutMs: ADMIN_RESERVE_TIMEOUT_MS });
     return `cancelled ${id}: it is FAILED and none of its steps will run`;

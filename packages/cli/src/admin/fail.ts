@@ -1,5 +1,6 @@
 import { FINISHED_STATUSES, STORED_STATUSES, Status } from '@fate/core';
 import { adminCommand, changeReserved } from './admin-command.js';
+import { count } from './format.js';
 
 /** Every status but the finished ones: what has not ended can still be failed. */
 const FAILABLE: ReadonlySet<Status> = new Set(
@@ -25,6 +26,6 @@ export const failCommand = adminCommand({
         { op: 'unreserve' },
       ]);
     });
-    return `${id} is FAILED_IN_PROGRESS: an engine will undo its ${steps} steps`;
+    return `${id} is FAILED_IN_PROGRESS: an engine will undo its ${count(steps, 'step')}`;
   },
 });
