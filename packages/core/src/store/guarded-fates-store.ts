@@ -159,7 +159,35 @@ class GuardedFatesStore implements FatesStore {
     return handle;
   }
 
-  async reserve(id: FateId, options: ReserveOptions = {}): Promise<FateStore> {
+  reserve(id: FateId, options: ReserveOptions = {}): Promise<FateStore> {
+    return this.#untilFree(id, options, () => this.tryReserve(id));
+  }
+
+  async forceDelete(id: FateId, options: ReserveOptions = {}): Promise<void> {
+    await this.#untilFree(id, options, async () => {
+      // Reserved without decoding the status (backends never decode), so a record whose
+      // status nobody can read can still be removed; the delete is fenced like any write.
+      const reservation: Reservation = { lockId: this.instanceId, uuid: randomUUID() };
+      const got = await this.#call('forceDelete', (b) => b.tryReserve(id, reservation));
+      if (got === 'absent' || got === 'held') return undefined;
+      // False: the reservation was cleared meanwhile (an admin client need not be a live
+      // instance), so it is tried again like any other lost race.
+      const deleted = await this.#call('forceDelete', (b) =>
+        b.write(id, reservation, { delete: true }),
+      );
+      return deleted || undefined;
+    });
+  }
+
+  /**
+   * Runs `attempt` until it returns a value, waiting while `id` is held: an absent id is
+   * `FATE_NOT_FOUND` at once, the signal gives `FATE_ABORTED`, the timeout `FATE_TIMEOUT`.
+   */
+  async #untilFree<T>(
+    id: FateId,
+    options: ReserveOptions,
+    attempt: () => Promise<T | undefined>,
+  ): Promise<T> {
     parseFateId(id);
     const { signal, timeoutMs } = options;
     if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs < 0)) {
@@ -173,8 +201,8 @@ class GuardedFatesStore implements FatesStore {
           cause: signal.reason,
         });
       }
-      const handle = await this.tryReserve(id);
-      if (handle) return handle;
+      const done = await attempt();
+      if (done !== undefined) return done;
       const view = await this.#call('reserve', (b) => b.read(id));
       if (!view) throw new FateError(FateErrorCode.NOT_FOUND, `no transaction ${id}`);
       const left = deadline - performance.now();
