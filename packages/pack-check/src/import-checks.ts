@@ -37,27 +37,28 @@ export function importProblems(p: PackageContents): string[] {
     ...Object.keys(m.peerDependencies ?? {}),
   ]);
   const used = new Set<string>();
-  const problems: string[] = [];
+  // a declaration may name the same module in many `import("…")` types: report it once
+  const problems = new Set<string>();
   for (const file of p.files) {
     if (!/\.(js|d\.ts)$/.test(file)) continue;
     for (const specifier of specifiersOf(p.read(file))) {
       if (specifier.startsWith('.')) {
         const target = relativeTarget(file, specifier);
-        if (!p.files.has(target)) problems.push(`${file} imports ${target}, which is not packed`);
+        if (!p.files.has(target)) problems.add(`${file} imports ${target}, which is not packed`);
         continue;
       }
       if (specifier.startsWith('node:') || BUILTIN.has(specifier)) continue;
       const name = packageNameOf(specifier);
       used.add(name);
       if (!declared.has(name)) {
-        problems.push(`${file} imports ${specifier}, but ${name} is not a dependency or peer`);
+        problems.add(`${file} imports ${specifier}, but ${name} is not a dependency or peer`);
       }
     }
   }
   for (const name of Object.keys(m.dependencies ?? {})) {
-    if (!used.has(name)) problems.push(`dependency ${name} is imported by no packed file`);
+    if (!used.has(name)) problems.add(`dependency ${name} is imported by no packed file`);
   }
-  return problems;
+  return [...problems];
 }
 
 /** The packed file a relative import names; in a declaration, `./x.js` is `./x.d.ts`. */
