@@ -35,6 +35,8 @@ export function manifestProblems(p: PackageContents, repositoryUrl: string): str
   problems.push(...exportProblems(p));
   for (const [name, target] of Object.entries(m.bin ?? {})) {
     const path = packagePath(target);
+    // npm publish rewrites `./dist/x.js` to `dist/x.js` and warns that it "was invalid"
+    expect(target === path, `bin ${name}: write ${path}, as npm publishes it, not ${target}`);
     expect(p.files.has(path), `bin ${name}: ${target} is not in the tarball`);
     expect(!p.files.has(path) || p.read(path).startsWith('#!'), `bin ${name}: no #! line`);
   }

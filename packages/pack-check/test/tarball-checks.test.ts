@@ -42,7 +42,7 @@ function goodManifest(): Manifest {
       '.': { types: './dist/index.d.ts', default: './dist/index.js' },
       './package.json': './package.json',
     },
-    bin: { x: './dist/main.js' },
+    bin: { x: 'dist/main.js' },
     files: ['dist/**/*.js'],
     engines: { node: '>=20' },
     publishConfig: { access: 'public' },
@@ -152,6 +152,15 @@ describe('tarball checks', () => {
     expect(problems({ ...m, dependencies }, goodFiles())).toContain(
       '@fate/core is a dependency: make it a peerDependency, or an app gets a second copy of it',
     );
+  });
+
+  it('report a bin that npm publish would rewrite, or that is not packed', () => {
+    expect(problems({ ...goodManifest(), bin: { x: './dist/main.js' } }, goodFiles())).toEqual([
+      'bin x: write dist/main.js, as npm publishes it, not ./dist/main.js',
+    ]);
+    expect(problems({ ...goodManifest(), bin: { x: 'dist/cli.js' } }, goodFiles())).toEqual([
+      'bin x: dist/cli.js is not in the tarball',
+    ]);
   });
 
   it('report missing publishing metadata', () => {
