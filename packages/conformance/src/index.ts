@@ -2,6 +2,7 @@ import { describe } from 'vitest';
 import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
+import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
 import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
@@ -71,6 +72,7 @@ export function runEngineConformance(target: ConformanceTarget): void {
     executionTests(target);
     clientApiTests(target);
     distributedTests(target);
+    poolTests(target);
     processKillTests(target);
     engineFaultTests(target);
     clockSkewTests(target);

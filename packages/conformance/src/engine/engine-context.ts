@@ -2,8 +2,8 @@ import {
   createFatesStore,
   Fate,
   type FateId,
-  type FateOptions,
   type FateLogger,
+  type FateOptions,
   type FatesStore,
   type StoreOptions,
   stderrLogger,
@@ -27,7 +27,12 @@ export const FAST = {
  */
 export const testLogger: FateLogger = process.env.FATE_DEBUG
   ? stderrLogger
-  : { error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined };
+  : {
+      error: () => undefined,
+      warn: () => undefined,
+      info: () => undefined,
+      debug: () => undefined,
+    };
 
 export const FAST_STORE: StoreOptions = { livenessTimeoutMs: 1_000 };
 
@@ -65,7 +70,7 @@ export function useEngines(target: ConformanceTarget): EngineContext {
       const fate = new Fate<Recorder>({
         env: ctx.env,
         steps: [scriptStepType],
-        workers: 4,
+        ...(options.pools ? {} : { workers: 4 }),
         logger: testLogger,
         ...FAST,
         ...options,
