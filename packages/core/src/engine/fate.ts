@@ -63,9 +63,7 @@ export class Fate<Env = unknown> {
       for (const w of this.#workers) w.abortAll('the liveness lease of this instance lapsed');
     });
     const stopping = () => this.#state !== 'running';
-    this.#workers = pools.all.map(
-      (pool) => new Workers(this.#o, pool.queue, this.#lease, stopping),
-    );
+    this.#workers = pools.all.map((pool) => new Workers(this.#o, pool, this.#lease, stopping));
     this.#watch = new PoolWatch(pools, this.#o.poolSaturationWarnMs, this.#o.onEvent);
     this.#membership = new Membership({
       store: this.#o.store,
@@ -109,7 +107,7 @@ export class Fate<Env = unknown> {
       this.#unsubscribe = await this.#o.store.onWakeup(() => this.#finder.wake());
     }
     this.#finder.start();
-    this.#o.pools.all.forEach((pool, i) => this.#workers[i]?.start(pool.workers));
+    for (const w of this.#workers) w.start();
     this.#watch.start();
   }
 
