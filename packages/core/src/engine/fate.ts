@@ -9,6 +9,7 @@ import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { Lease } from './lease.js';
 import { type FateLogger, throttled } from './logger.js';
 import { Membership } from './membership.js';
+import { FateMetrics } from './metrics.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
 import { PoolWatch } from './pool-watch.js';
 import type { PoolStats } from './pools.js';
@@ -43,12 +44,20 @@ export class Fate<Env = unknown> {
     const resolved = resolveFateOptions(options);
     const onEvent = resolved.onEvent;
     const logger = throttled(resolved.logger);
+    const metrics = new FateMetrics(
+      resolved.meterProvider,
+      resolved.store.instanceId,
+      resolved.store,
+      resolved.pools,
+      () => this.#membership.isFirst(),
+    );
     this.#o = Object.freeze({
       ...resolved,
       logger,
-      // Warnings always reach the logger, whatever the caller's event handler does.
+      // Warnings always reach the logger, and events the metrics, whatever the caller's
+      // own event handler does.
       onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
-        if (type === 'warning') logWarning(logger, event as FateEvents['warning']);
+        record(metrics, logger, type, event);
         onEvent(type, event);
       },
     });
@@ -63,7 +72,9 @@ export class Fate<Env = unknown> {
       for (const w of this.#workers) w.abortAll('the liveness lease of this instance lapsed');
     });
     const stopping = () => this.#state !== 'running';
-    this.#workers = pools.all.map((pool) => new Workers(this.#o, pool, this.#lease, stopping));
+    this.#workers = pools.all.map(
+      (pool) => new Workers(this.#o, pool, this.#lease, stopping, metrics),
+    );
     this.#watch = new PoolWatch(pools, this.#o.poolSaturationWarnMs, this.#o.onEvent);
     this.#membership = new Membership({
       store: this.#o.store,
@@ -197,11 +208,25 @@ export class Fate<Env = unknown> {
   }
 }
 
-function logWarning(logger: FateLogger, event: FateEvents['warning']): void {
-  logger.warn(
-    { ...(event.id ? { id: event.id } : {}), ...(event.error ? { err: event.error } : {}) },
-    event.message,
-  );
+/** What an engine event means for the logs and the metrics. */
+function record<K extends keyof FateEvents>(
+  metrics: FateMetrics,
+  logger: FateLogger,
+  type: K,
+  event: FateEvents[K],
+): void {
+  if (type === 'warning') {
+    const e = event as FateEvents['warning'];
+    metrics.warned();
+    logger.warn({ ...(e.id ? { id: e.id } : {}), ...(e.error ? { err: e.error } : {}) }, e.message);
+  } else if (type === 'scan') {
+    const e = event as FateEvents['scan'];
+    metrics.scanned(e.strategy, e.itemsRead, e.ms / 1_000);
+  } else if (type === 'recovered') {
+    metrics.recovered((event as FateEvents['recovered']).count);
+  } else if (type === 'finished') {
+    metrics.finished((event as FateEvents['finished']).status);
+  }
 }
 
 function checkSeedOptions<T extends SeedOptions>(options: T): T {

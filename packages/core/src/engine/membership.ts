@@ -37,6 +37,7 @@ export class Membership {
   #timer: NodeJS.Timeout | undefined;
   #partition: PartitionData | undefined;
   #groups: string[] = [];
+  #first = false;
   #lastCheck = Number.NEGATIVE_INFINITY;
   #lastReconcile = performance.now();
   #running = false;
@@ -60,6 +61,11 @@ export class Membership {
     const source = this.#o.source;
     if (source === 'membership') return this.#partition;
     return typeof source === 'function' ? source() : source;
+  }
+
+  /** True while this engine sorts first among the live engines (it reports store-wide figures). */
+  isFirst(): boolean {
+    return this.#first;
   }
 
   /** The membership groups of the live engines, as last observed. */
@@ -110,6 +116,7 @@ export class Membership {
       }
       const now = performance.now();
       const share = engines.findIndex((i) => i.lockId === store.lockId);
+      this.#first = share === 0;
       if (share >= 0 && now - this.#lastCheck >= this.#o.deadReservationCheckMs) {
         this.#lastCheck = now;
         const range = partitionRange({ partition: share, total: engines.length });

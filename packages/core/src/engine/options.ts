@@ -1,3 +1,4 @@
+import type { MeterProvider } from '@opentelemetry/api';
 import { invalidArgument } from '../errors.js';
 import {
   checkPartition,
@@ -69,6 +70,8 @@ export interface FateOptions<Env> {
   readonly onEvent?: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
   /** Where warnings and errors go (pino's interface). Default: stderr, one line each. */
   readonly logger?: FateLogger;
+  /** Where metrics go (OpenTelemetry). Default: the global provider, a no-op unless set. */
+  readonly meterProvider?: MeterProvider;
 }
 
 export interface ResolvedFateOptions<Env> {
@@ -88,6 +91,7 @@ export interface ResolvedFateOptions<Env> {
   readonly idempotencyCheck: boolean;
   readonly onEvent: NonNullable<FateOptions<Env>['onEvent']>;
   readonly logger: FateLogger;
+  readonly meterProvider: MeterProvider | undefined;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -155,5 +159,6 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     idempotencyCheck: o.idempotencyCheck === true,
     onEvent: o.onEvent ?? (() => undefined),
     logger,
+    meterProvider: o.meterProvider,
   });
 }

@@ -21,7 +21,13 @@ export interface RunnerContext<Env> {
   leaseValid(): boolean;
   /** The store's clock (deferrals are judged by it). */
   storeNow(): number;
-  stepStarted(id: FateId, type: string): void;
+  /** Runs one step call or undo (traced and measured by the engine). */
+  runStep<T>(
+    id: FateId,
+    type: string,
+    phase: 'call' | 'undo',
+    fn: () => Promise<T> | T,
+  ): Promise<T>;
   warn(message: string, id: FateId, error?: unknown): void;
 }
 
@@ -80,13 +86,12 @@ export async function runTransaction<Env>(
         await fate.setStatus(Status.IN_PROGRESS);
         current = Status.IN_PROGRESS;
       }
-      ctx.stepStarted(fate.id, repo.type);
-      next = checkNextStep(await repo.call(fate.id, ctx.env, stepContext), repo);
+      const call = () => repo.call(fate.id, ctx.env, stepContext);
+      next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       if (ctx.idempotencyCheck) {
         // as if the process died after call: the step is found again and re-run
         await repo.isReady(fate.id, ctx.env, stepContext);
-        ctx.stepStarted(fate.id, repo.type);
-        next = checkNextStep(await repo.call(fate.id, ctx.env, stepContext), repo);
+        next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       }
     } catch (err) {
       if (isStoreFault(err)) throw err;
@@ -185,7 +190,8 @@ async function undoAll<Env>(
       return 'released';
     }
     try {
-      await (await topRepo(ctx, fate)).undo(fate.id, ctx.env, { signal });
+      const repo = await topRepo(ctx, fate);
+      await ctx.runStep(fate.id, repo.type, 'undo', () => repo.undo(fate.id, ctx.env, { signal }));
     } catch (err) {
       if (isStoreFault(err)) throw err;
       if (signal.aborted) throw new Interrupted('the undo was interrupted', { cause: err });

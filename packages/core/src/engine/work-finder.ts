@@ -7,6 +7,7 @@ import {
 } from '../partition.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
+import { scanChannel, traced } from './tracing.js';
 import type { WorkQueue } from './work-queue.js';
 
 export interface WorkFinderOptions {
@@ -130,10 +131,17 @@ export class WorkFinder {
   /** Reads one page after the cursor and hands its ids out; moves the cursor on. */
   async #page(partition: PartitionData) {
     const { scanner, store, pageSize } = this.#o;
-    const scan = await scanner.scan(store, partition, {
+    const options = {
       limit: pageSize,
       ...(this.#cursor !== undefined ? { after: this.#cursor } : {}),
-    });
+    };
+    const trace = {
+      instanceId: store.instanceId,
+      strategy: scanner.strategy,
+      partition: partition.partition,
+      total: partition.total,
+    };
+    const scan = await traced(scanChannel, trace, () => scanner.scan(store, partition, options));
     const found = await this.#handOut(scan.ids, scan.ops);
     // A rescan reads the same place again; otherwise a full page goes on after it.
     if (!this.#stale) this.#cursor = scan.last;

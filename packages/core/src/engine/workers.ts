@@ -4,9 +4,11 @@ import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
 import type { Lease } from './lease.js';
+import type { FateMetrics } from './metrics.js';
 import type { ResolvedFateOptions } from './options.js';
 import type { Pool } from './pools.js';
 import { isInterrupted, isStoreFault, type RunnerContext, runTransaction } from './runner.js';
+import { stepChannel, traced } from './tracing.js';
 import type { WorkQueue } from './work-queue.js';
 
 /** Backoff after a run failed in a way that is neither the step's nor the store's. */
@@ -32,7 +34,13 @@ export class Workers<Env> {
   readonly #count: number;
   #workers: Promise<void>[] = [];
 
-  constructor(o: ResolvedFateOptions<Env>, pool: Pool, lease: Lease, stopping: () => boolean) {
+  constructor(
+    o: ResolvedFateOptions<Env>,
+    pool: Pool,
+    lease: Lease,
+    stopping: () => boolean,
+    metrics: FateMetrics,
+  ) {
     this.#o = o;
     this.#queue = pool.queue;
     this.#count = pool.workers;
@@ -44,7 +52,24 @@ export class Workers<Env> {
       stopping,
       leaseValid: () => lease.valid,
       storeNow: () => o.store.now(),
-      stepStarted: (id, type) => o.onEvent('step', { id, type }),
+      runStep: (id, type, phase, fn) => {
+        if (phase === 'call') o.onEvent('step', { id, type });
+        metrics.stepStarted(type);
+        const started = performance.now();
+        const done = (ok: boolean) =>
+          metrics.stepCompleted(type, (performance.now() - started) / 1_000, ok);
+        const trace = { id, type, phase, instanceId: o.store.instanceId };
+        return traced(stepChannel, trace, fn).then(
+          (value) => {
+            done(true);
+            return value;
+          },
+          (err: unknown) => {
+            done(false);
+            throw err;
+          },
+        );
+      },
       warn: (message, id, error) => o.onEvent('warning', { message, id, error }),
     };
   }
