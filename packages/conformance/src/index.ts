@@ -9,6 +9,7 @@ import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
 import { lostReplyTests } from './faults/lost-replies.js';
 import type { ConformanceTarget } from './fixture.js';
+import { ageOffTests } from './store/age-off.js';
 import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
@@ -58,6 +59,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     badInputTests(target);
     wakeupTests(target);
     processTests(target);
+    ageOffTests(target);
     lostReplyTests(target);
     cleaningTests(target);
   });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalServer } from './local-server.js';
 import { freePort, hasDockerEngine, type TestService, waitFor } from './support.js';
+import { loadTestcontainers } from './testcontainers.js';
 import {
   hasLocalZooKeeper,
   serving,
@@ -12,7 +13,6 @@ import {
   zooCfgLines,
   zooKeeperJavaArgs,
 } from './zookeeper-process.js';
-import { loadTestcontainers } from './testcontainers.js';
 
 /** A ZooKeeper for tests; one the tests started can also be frozen for a while. */
 export interface ZooKeeperTestService extends TestService {

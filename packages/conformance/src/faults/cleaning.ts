@@ -83,10 +83,13 @@ export function cleaningTests(target: ConformanceTarget): void {
           for (const c of await cleaner.clearDeadReservations().catch(() => [])) cleared.push(c.id);
         };
         await sweep();
-        // the store is away for 2.5 timeouts, for everyone
-        holderFaults.outage(2.5 * timeout);
-        cleanerFaults.outage(2.5 * timeout);
-        const until = performance.now() + 2.5 * timeout + 2 * timeout;
+        // the store is away for 2.5 timeouts, for everyone; the holder gets it back 2.5
+        // heartbeats after the cleaner (clients reconnect one by one), so the cleaner
+        // always looks before the holder could renew
+        const away = 2.5 * timeout;
+        holderFaults.outage(away + 250);
+        cleanerFaults.outage(away);
+        const until = performance.now() + away + 250 + 2 * timeout;
         while (performance.now() < until) {
           await sweep();
           await new Promise((r) => setTimeout(r, 50));
@@ -99,20 +102,46 @@ export function cleaningTests(target: ConformanceTarget): void {
       }
     });
 
-    it('clears a holder only after watching it not renew for its whole timeout', async () => {
-      const holder = await ctx.client({ livenessTimeoutMs: 800 });
-      await holder.registerInstance();
+    // In one process all clocks agree, so "its expiry passed" and "watched it for a whole
+    // timeout" cannot differ; a holder whose clock is off makes them differ.
+    it.each([0, 30_000, -5_000])(
+      'clears a holder only after watching it not renew for its whole timeout, its clock off by %i ms',
+      async (skewMs) => {
+        const { store: holder, faults } = await ctx.faultyClient({ livenessTimeoutMs: 800 });
+        faults.skewClock(skewMs);
+        await holder.registerInstance();
+        const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+        await holder.reserve(id); // then it stops heartbeating, as a frozen process would
+        const watchingSince = performance.now();
+        expect(await ctx.store.clearDeadReservations(), 'cleared at once').toEqual([]);
+        await eventually(
+          'the holder is cleared',
+          async () => (await ctx.store.clearDeadReservations()).length > 0,
+          5_000,
+        );
+        expect(performance.now() - watchingSince).toBeGreaterThanOrEqual(750);
+        expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
+      },
+    );
+
+    it('clears a dead predecessor under the same instance id while its successor lives', async () => {
+      const before = await ctx.client({ instanceId: 'w1', livenessTimeoutMs: 500 });
+      await before.registerInstance();
       const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
-      await holder.reserve(id); // then it stops heartbeating, as a frozen process would
-      const watchingSince = performance.now();
-      expect(await ctx.store.clearDeadReservations()).toEqual([]);
-      await eventually(
-        'the holder is cleared',
-        async () => (await ctx.store.clearDeadReservations()).length > 0,
-        5_000,
-      );
-      expect(performance.now() - watchingSince).toBeGreaterThanOrEqual(750);
-      expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
+      await before.reserve(id); // then the process dies: no heartbeat, no release
+      const after = await ctx.client({ instanceId: 'w1', livenessTimeoutMs: 500 });
+      await after.registerInstance();
+      const stop = keepAlive(after, 100);
+      try {
+        await eventually(
+          "the predecessor's reservation is cleared",
+          async () => (await ctx.store.clearDeadReservations()).length > 0,
+          5_000,
+        );
+        expect(await after.tryReserve(id)).toBeDefined();
+      } finally {
+        stop();
+      }
     });
 
     it('keeps plain clients out of membership: only engines have a group', async () => {

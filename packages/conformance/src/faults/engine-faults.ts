@@ -66,13 +66,14 @@ export function engineFaultTests(target: ConformanceTarget): void {
     );
 
     it('never lets a step run on two live holders when shutdown runs out of time', async () => {
-      // the second sorts first: where one leader cleans, it is the cleaner
+      // the second sorts first: where one leader cleans, it is the cleaner; it starts once
+      // the step runs on the first, so the step surely is the first's
       const first = await ctx.engine({}, { ...FAST_STORE, instanceId: 'b-first' });
-      const second = await ctx.engine({}, { ...FAST_STORE, instanceId: 'a-second' });
       const { id } = await first.seed(script(2, { sleepMs: 1_500, sleepAt: 1 }), {
         opName: 'op',
       });
       await eventually('the step is running', async () => ctx.env.calls.size > 0, 10_000);
+      const second = await ctx.engine({}, { ...FAST_STORE, instanceId: 'a-second' });
       await first.shutdown(100); // the step ignores its signal and runs on for 1.5 s
       const result = await second.waitForCompletion(id, { timeoutMs: 20_000 });
       expect(result.status).toBe(Status.SUCCESSFUL);
@@ -126,14 +127,14 @@ export function engineFaultTests(target: ConformanceTarget): void {
       const a = await ctx.faultyClient({ ...FAST_STORE, instanceId: 'b-holder' });
       const b = await ctx.faultyClient({ ...FAST_STORE, instanceId: 'a-cleaner' });
       const holder = await ctx.engine({ store: a.store });
-      await ctx.engine({ store: b.store });
       const watcher = await ctx.client();
       const { id } = await holder.seed(script(2, { sleepMs: 3_000, sleepAt: 1 }), {
         opName: 'op',
       });
       await eventually('the long step is running', async () => ctx.env.calls.size > 0, 10_000);
+      await ctx.engine({ store: b.store }); // after: the step surely is the holder's
       const outage = 2.5 * a.store.livenessTimeoutMs;
-      a.faults.outage(outage);
+      a.faults.outage(outage + 300); // the holder is back 3 heartbeats after the cleaner
       b.faults.outage(outage);
       await eventually(
         'the transaction finished',
@@ -146,7 +147,8 @@ export function engineFaultTests(target: ConformanceTarget): void {
 
     it('derives the heartbeat from the liveness timeout, and refuses one too slow for it', async () => {
       const store = await ctx.client({ livenessTimeoutMs: 500 });
-      await ctx.engine({ store, heartbeatMs: undefined }); // the default
+      // the defaults: with another period set short, the engine could beat by it
+      await ctx.engine({ store, heartbeatMs: undefined, deadReservationCheckMs: undefined });
       const watcher = await ctx.client();
       let dead = 0;
       for (let i = 0; i < 40; i++) {

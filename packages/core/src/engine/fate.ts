@@ -83,6 +83,7 @@ export class Fate<Env = unknown> {
       heartbeatMs: this.#o.heartbeatMs,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
       reconcileMs: this.#o.reconcileMs,
+      ageOff: { everyMs: this.#o.ageOffCheckMs, retentionMs: this.#o.retentionMs },
       lease: this.#lease,
       logger: this.#o.logger,
       onEvent: this.#o.onEvent,
@@ -96,6 +97,7 @@ export class Fate<Env = unknown> {
       queues: pools.all.map((p) => p.queue),
       foreign: (op) => this.#watch.foreign(op, this.#membership.groups()),
       partition: () => this.#membership.current(),
+      leaseValid: () => this.#lease.valid,
       backoffMinMs: this.#o.backoffMinMs,
       backoffMaxMs: this.#o.backoffMaxMs,
       pageSize: Math.max(64, 4 * this.#o.workers),
@@ -146,6 +148,7 @@ export class Fate<Env = unknown> {
           opName: options.opName,
           ...(options.key ? { key: options.key } : {}),
           ...(options.autoClean ? { autoClean: true } : {}),
+          ...(options.retainMs !== undefined ? { retainMs: options.retainMs } : {}),
         };
       }),
     );

@@ -14,6 +14,8 @@ export interface MembershipOptions {
   readonly heartbeatMs: number;
   readonly deadReservationCheckMs: number;
   readonly reconcileMs: number;
+  /** Age-off: the first engine sweeps this often, keeping finished ones this long. */
+  readonly ageOff: { readonly everyMs: number; readonly retentionMs: number };
   readonly lease: Lease;
   readonly logger: FateLogger;
   readonly onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
@@ -40,6 +42,8 @@ export class Membership {
   #first = false;
   #lastCheck = Number.NEGATIVE_INFINITY;
   #lastReconcile = performance.now();
+  #lastAgeOff = Number.NEGATIVE_INFINITY;
+  #ageOff: Promise<void> | undefined;
   #running = false;
   #tick: Promise<void> = Promise.resolve();
 
@@ -78,6 +82,7 @@ export class Membership {
     this.#running = false;
     clearTimeout(this.#timer);
     await this.#tick;
+    await this.#ageOff;
     this.#o.lease.stop();
     await this.#o.store.unregisterInstance();
   }
@@ -123,6 +128,12 @@ export class Membership {
         const cleared = await store.clearDeadReservations(range);
         if (cleared.length > 0) this.#recovered(cleared.map((c) => c.id));
       }
+      if (this.#first && !this.#ageOff && now - this.#lastAgeOff >= this.#o.ageOff.everyMs) {
+        this.#lastAgeOff = now;
+        this.#ageOff = this.#sweepAgeOff().finally(() => {
+          this.#ageOff = undefined;
+        });
+      }
       if (now - this.#lastReconcile >= this.#o.reconcileMs) {
         this.#lastReconcile = now;
         const orphans = await store.releaseOrphans();
@@ -136,6 +147,18 @@ export class Membership {
       }
     } catch (error) {
       this.#warn('membership check failed', error);
+    }
+  }
+
+  /** Off the heartbeat's path: a sweep lists every finished transaction. */
+  async #sweepAgeOff(): Promise<void> {
+    try {
+      const { deleted, stamped } = await this.#o.store.ageOff({
+        retentionMs: this.#o.ageOff.retentionMs,
+      });
+      if (deleted + stamped > 0) this.#o.onEvent('agedOff', { deleted, stamped });
+    } catch (error) {
+      this.#warn('age-off sweep failed', error);
     }
   }
 

@@ -8,6 +8,7 @@ import {
   rangePartitionScanner,
 } from '../partition.js';
 import { StepRegistry, type StepType } from '../step.js';
+import { DEFAULT_RETENTION_MS } from '../store/age-off.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
 import { type FateLogger, stderrLogger } from './logger.js';
@@ -72,6 +73,13 @@ export interface FateOptions<Env> {
   readonly logger?: FateLogger;
   /** Where metrics go (OpenTelemetry). Default: the global provider, a no-op unless set. */
   readonly meterProvider?: MeterProvider;
+  /**
+   * Age-off: finished transactions are deleted this long after they finished (store clock),
+   * unless seeded with their own `retainMs`. Default 7 days.
+   */
+  readonly retentionMs?: number;
+  /** How often the first engine sweeps for transactions to age off, ms. Default 10 minutes. */
+  readonly ageOffCheckMs?: number;
 }
 
 export interface ResolvedFateOptions<Env> {
@@ -92,12 +100,20 @@ export interface ResolvedFateOptions<Env> {
   readonly onEvent: NonNullable<FateOptions<Env>['onEvent']>;
   readonly logger: FateLogger;
   readonly meterProvider: MeterProvider | undefined;
+  readonly retentionMs: number;
+  readonly ageOffCheckMs: number;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v <= 0)
     throw invalidArgument(`${name} must be a positive integer, got ${v}`);
+  return v;
+}
+
+function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < 0) throw invalidArgument(`${name} must be an integer >= 0`);
   return v;
 }
 
@@ -160,5 +176,7 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     onEvent: o.onEvent ?? (() => undefined),
     logger,
     meterProvider: o.meterProvider,
+    retentionMs: nonNegativeInt('retentionMs', o.retentionMs, DEFAULT_RETENTION_MS),
+    ageOffCheckMs: positiveInt('ageOffCheckMs', o.ageOffCheckMs, 10 * 60_000),
   });
 }

@@ -136,7 +136,7 @@ async function succeed<Env>(
     if (value !== undefined) checkJson(`return value of step ${repo.type}`, value);
     const changes: TxChange[] = [{ op: 'setStatus', status: Status.SUCCESSFUL }];
     if (value !== undefined) changes.unshift({ op: 'setInfo', key: 'returnValue', value });
-    changes.push((await fate.getInfo('autoClean')) ? { op: 'delete' } : { op: 'unreserve' });
+    changes.push(...(await finish(ctx, fate)));
     await fate.commit(changes);
   } catch (err) {
     if (isStoreFault(err)) throw err;
@@ -198,19 +198,25 @@ async function undoAll<Env>(
       await recordUndoError(fate, err);
     }
     if (depth > 1) await fate.pop();
-    else return finishFailed(fate, [{ op: 'pop' }]);
+    else return finishFailed(ctx, fate, [{ op: 'pop' }]);
   }
-  return finishFailed(fate, []);
+  return finishFailed(ctx, fate, []);
 }
 
-async function finishFailed(fate: FateStore, before: TxChange[]): Promise<RunOutcome> {
-  const autoClean = await fate.getInfo('autoClean').catch(() => false);
-  await fate.commit([
-    ...before,
-    { op: 'setStatus', status: Status.FAILED },
-    autoClean ? { op: 'delete' } : { op: 'unreserve' },
-  ]);
+async function finishFailed<Env>(
+  ctx: RunnerContext<Env>,
+  fate: FateStore,
+  before: TxChange[],
+): Promise<RunOutcome> {
+  const end = await finish(ctx, fate).catch((): TxChange[] => [{ op: 'unreserve' }]);
+  await fate.commit([...before, { op: 'setStatus', status: Status.FAILED }, ...end]);
   return Status.FAILED;
+}
+
+/** How a finished transaction ends: deleted (auto-clean), or kept with its age-off stamp. */
+async function finish<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<TxChange[]> {
+  if (await fate.getInfo('autoClean')) return [{ op: 'delete' }];
+  return [{ op: 'setInfo', key: 'ageOff', value: ctx.storeNow() }, { op: 'unreserve' }];
 }
 
 async function recordUndoError(fate: FateStore, err: unknown): Promise<void> {

@@ -20,6 +20,8 @@ export interface WorkFinderOptions {
   /** Called with ops found runnable that this engine does not run. */
   readonly foreign: (op: string) => void;
   readonly partition: () => Promise<PartitionData | undefined>;
+  /** False while this instance's own lease ran out: it hands out nothing then. */
+  readonly leaseValid: () => boolean;
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
   /** Ids read per scan page. */
@@ -96,9 +98,12 @@ export class WorkFinder {
       if (this.#cursor === undefined) this.#woken = false;
       this.#stale = false;
       let more = false;
+      // Let timers run between pages (heartbeats above all): with a store that answers
+      // without I/O, a busy sweep would otherwise never leave the microtask queue.
+      await new Promise((resolve) => setImmediate(resolve));
       try {
         const partition = await this.#o.partition();
-        if (partition && partition.total > 0) {
+        if (partition && partition.total > 0 && this.#o.leaseValid()) {
           if (!samePartition(partition, lastPartition)) this.#keepCursorIn(partition);
           lastPartition = partition;
           const page = await this.#page(partition);

@@ -2,8 +2,11 @@ import type { FateId } from '../ids.js';
 import type { StoreCapabilities } from './capabilities.js';
 import type { FateStore } from './fate-store.js';
 import type {
+  AgeOffOptions,
+  AgeOffResult,
   FateView,
   IdRange,
+  InstanceRecordView,
   ListFilter,
   LiveInstance,
   RegisterOptions,
@@ -85,6 +88,11 @@ export interface FatesStore {
   heartbeat(): Promise<void>;
   /** Instances this client has observed live (renewing), sorted by lock id. */
   liveInstances(): Promise<LiveInstance[]>;
+  /**
+   * Every liveness record as it reads now, with its last heartbeat's age by the store's
+   * clock: for people and admin tools reading once (liveness itself is judged by watching).
+   */
+  instanceRecords(): Promise<InstanceRecordView[]>;
   /** True while `id` (a lock id, or an instance id: any of its incarnations) looks live. */
   isAlive(id: string): Promise<boolean>;
   /**
@@ -97,6 +105,12 @@ export interface FatesStore {
    * handle of this client holds (left by a lost reply, or by a store that lost a release).
    */
   releaseOrphans(): Promise<ReservationEntry[]>;
+
+  /**
+   * Deletes finished transactions older than their retention (an age-off stamp in each, no
+   * state in memory); stamps those finished without one. One sweep, at most `limit` changes.
+   */
+  ageOff(options?: AgeOffOptions): Promise<AgeOffResult>;
 
   /**
    * Calls `listener` when another client seeds work (only where

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import { type FateId, parseFateId } from '../ids.js';
 import type { Status } from '../status.js';
+import { ageOff } from './age-off.js';
 import type { StoreBackend, StoredRecord } from './backend.js';
 import type { StoreCapabilities } from './capabilities.js';
 import { ClientLiveness } from './client-liveness.js';
@@ -17,8 +18,11 @@ import { scanPage } from './scan-page.js';
 import { createNew, insertSeeds, newRecord, prepareSeed, type RetriedCaller } from './seeding.js';
 import { checkListFilter, summarizeRows } from './summarize.js';
 import type {
+  AgeOffOptions,
+  AgeOffResult,
   FateView,
   IdRange,
+  InstanceRecordView,
   ListFilter,
   LiveInstance,
   RegisterOptions,
@@ -83,6 +87,7 @@ class GuardedFatesStore implements FatesStore {
       options.livenessTimeoutMs,
       caller,
       this.#ledger,
+      () => backend.now(),
     );
     this.#host = {
       maxRecordBytes: backend.capabilities.maxRecordBytes,
@@ -239,6 +244,10 @@ class GuardedFatesStore implements FatesStore {
     return this.#liveness.liveInstances();
   }
 
+  instanceRecords(): Promise<InstanceRecordView[]> {
+    return this.#liveness.records();
+  }
+
   async isAlive(id: string): Promise<boolean> {
     if (typeof id !== 'string') throw invalidArgument('isAlive needs a lock id or instance id');
     return this.#liveness.isAlive(id);
@@ -250,6 +259,10 @@ class GuardedFatesStore implements FatesStore {
 
   releaseOrphans(): Promise<ReservationEntry[]> {
     return this.#liveness.releaseOrphans();
+  }
+
+  ageOff(options?: AgeOffOptions): Promise<AgeOffResult> {
+    return ageOff(this, options);
   }
 
   async onWakeup(listener: () => void): Promise<() => Promise<void>> {

@@ -81,11 +81,16 @@ export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
   if (request.autoClean !== undefined && typeof request.autoClean !== 'boolean') {
     throw invalidArgument('autoClean must be a boolean');
   }
+  const { retainMs } = request;
+  if (retainMs !== undefined && (!Number.isSafeInteger(retainMs) || retainMs < 0)) {
+    throw invalidArgument('retainMs must be an integer >= 0');
+  }
   const id = request.key === undefined ? newFateId() : keyedFateId(request.key);
   const info: TxInfo = {
     opName: request.opName,
     created: now,
     ...(request.autoClean ? { autoClean: true } : {}),
+    ...(retainMs !== undefined ? { retainMs } : {}),
     ...(request.key ? { key: { type: request.key.type, key: request.key.key } } : {}),
   };
   return {
