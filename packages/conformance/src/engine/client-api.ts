@@ -103,6 +103,22 @@ export function clientApiTests(target: ConformanceTarget): void {
       expect((await fate.read(kept.id)).status).toBe(Status.SUCCESSFUL);
     });
 
+    it('waits for completion with one shared poller, not a timer per waiter', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const fate = await ctx.engine({ store });
+      const { id } = await fate.seed(script(2, { sleepMs: 1_000, sleepAt: 1 }), {
+        opName: 'op',
+      });
+      const before = faults.calls.get('read') ?? 0;
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => fate.waitForCompletion(id, { timeoutMs: 10_000 })),
+      );
+      expect(results.every((r) => r.status === Status.SUCCESSFUL)).toBe(true);
+      // 50 waiters for a second: a poller per waiter would read hundreds of times
+      const reads = (faults.calls.get('read') ?? 0) - before;
+      expect(reads).toBeLessThan(100);
+    });
+
     it('deduplicates keyed seeds through the engine', async () => {
       const fate = await ctx.engine();
       const key = { type: 'order', key: '42' };

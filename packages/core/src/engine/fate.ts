@@ -3,7 +3,8 @@ import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
 import type { Repo } from '../step.js';
 import type { FateView, SeedResult } from '../store/types.js';
-import { cancel, deleteTransaction, waitForCompletion } from './client-calls.js';
+import { cancel, deleteTransaction } from './client-calls.js';
+import { Completions } from './completions.js';
 import type { FateEvents } from './events.js';
 import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { Lease } from './lease.js';
@@ -37,6 +38,7 @@ export class Fate<Env = unknown> {
   readonly #lease: Lease;
   readonly #workers: Workers<Env>[];
   readonly #watch: PoolWatch;
+  readonly #completions: Completions;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #unsubscribe: (() => Promise<void>) | undefined;
 
@@ -58,9 +60,11 @@ export class Fate<Env = unknown> {
       // own event handler does.
       onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
         record(metrics, logger, type, event);
+        if (type === 'finished') this.#completions.finished((event as FateEvents['finished']).id);
         onEvent(type, event);
       },
     });
+    this.#completions = new Completions(this.#o.store);
     const timeoutMs = this.#o.store.livenessTimeoutMs;
     const { pools } = this.#o;
     this.#lease = new Lease(timeoutMs - this.#o.heartbeatMs / 2, () => {
@@ -158,7 +162,7 @@ export class Fate<Env = unknown> {
 
   /** Waits until the transaction is SUCCESSFUL or FAILED (or gone). */
   waitForCompletion(id: FateId, options: WaitOptions = {}): Promise<FateResult> {
-    return waitForCompletion(this.#o.store, id, options);
+    return this.#completions.wait(id, options);
   }
 
   /** A snapshot of the transaction. */
