@@ -13,6 +13,7 @@ import {
 } from '@fate/core';
 import { usageError } from '../cli-error.js';
 import { type Command, type CommandArgs, stringValue } from '../command.js';
+import { adminReserve } from './holders.js';
 
 interface AdminBase {
   readonly name: string;
@@ -28,9 +29,6 @@ export type AdminSpec = AdminBase &
     | { readonly id: true; run(store: FatesStore, args: CommandArgs, id: FateId): Promise<string> }
     | { readonly id?: false; run(store: FatesStore, args: CommandArgs): Promise<string> }
   );
-
-/** How long admin commands wait for a transaction another client holds. */
-export const ADMIN_RESERVE_TIMEOUT_MS = 10_000;
 
 /** A `Command` that opens the store, runs `spec` and closes the store again. */
 export function adminCommand(spec: AdminSpec): Command {
@@ -117,7 +115,7 @@ export async function changeReserved(
   hint?: string,
 ): Promise<void> {
   requireStatus(id, (await readExisting(store, id)).status, what, allowed, hint);
-  const fate = await store.reserve(id, { timeoutMs: ADMIN_RESERVE_TIMEOUT_MS });
+  const fate = await adminReserve(store, id);
   try {
     requireStatus(id, await fate.getStatus(), what, allowed, hint);
     await change(fate);

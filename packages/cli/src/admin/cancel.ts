@@ -1,5 +1,6 @@
 import { Fate } from '@fate/core';
-import { ADMIN_RESERVE_TIMEOUT_MS, adminCommand, readExisting } from './admin-command.js';
+import { adminCommand, readExisting } from './admin-command.js';
+import { ADMIN_RESERVE_TIMEOUT_MS } from './holders.js';
 
 /**
  * `fate cancel ID`: through the API's `Fate.cancel`, so the rule is the API's: only NEW

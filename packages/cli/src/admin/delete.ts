@@ -1,5 +1,6 @@
 import { ALLOWED } from '@fate/core';
-import { ADMIN_RESERVE_TIMEOUT_MS, adminCommand, changeReserved } from './admin-command.js';
+import { adminCommand, changeReserved } from './admin-command.js';
+import { adminForceDelete } from './holders.js';
 
 /**
  * `fate delete ID [--force]`. Without `--force` only where the store allows a delete; with
@@ -14,7 +15,7 @@ export const deleteCommand = adminCommand({
   options: { force: { type: 'boolean' } },
   async run(store, args, id) {
     if (args.values.force) {
-      await store.forceDelete(id, { timeoutMs: ADMIN_RESERVE_TIMEOUT_MS });
+      await adminForceDelete(store, id);
     } else {
       const hint = '; --force deletes in any status';
       await changeReserved(store, id, 'delete', ALLOWED.delete, (fate) => fate.delete(), hint);

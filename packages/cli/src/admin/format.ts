@@ -1,5 +1,3 @@
-import type { Reservation } from '@fate/core';
-
 // Text helpers shared by the admin commands, so every command shows times, holders and
 // deferrals the same way.
 
@@ -16,12 +14,6 @@ export function duration(ms: number): string {
   if (abs < 3_600_000) return two(60_000, 'min', 1_000, 's');
   if (abs < 86_400_000) return two(3_600_000, 'h', 60_000, 'min');
   return two(86_400_000, 'd', 3_600_000, 'h');
-}
-
-/** `worker-2 (live)`, `admin-1 (not live)`, or `-` when nobody holds it. */
-export function holderText(reservation: Reservation | undefined, alive: boolean): string {
-  if (!reservation) return '-';
-  return `${reservation.lockId} (${alive ? 'live' : 'not live'})`;
 }
 
 /** `in 4.2 s` while deferred, else `-`. */

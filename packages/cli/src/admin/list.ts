@@ -2,7 +2,8 @@ import type { FatesStore, Status, TxSummary } from '@fate/core';
 import type { CommandArgs } from '../command.js';
 import { stringValue } from '../command.js';
 import { adminCommand } from './admin-command.js';
-import { count, deferralText, duration, holderText, json, table } from './format.js';
+import { count, deferralText, duration, json, table } from './format.js';
+import { Holders } from './holders.js';
 import { CORRUPT, parseStatuses, rowStatus } from './row-status.js';
 
 /** `fate list`: one row per transaction, filtered by status (CORRUPT too) and op name. */
@@ -13,9 +14,9 @@ export const listCommand = adminCommand({
   options: { status: { type: 'string' }, op: { type: 'string' }, json: { type: 'boolean' } },
   async run(store, args) {
     const rows = await listRows(store, args);
-    const live = new Set(await store.liveInstances());
-    const now = Date.now();
-    const holderAlive = (r: TxSummary) => !!r.reservation && live.has(r.reservation.lockId);
+    const holders = await Holders.read(store);
+    const now = store.now();
+    const holderAlive = (r: TxSummary) => !!r.reservation && holders.current(r.reservation.lockId);
     if (args.values.json) {
       return json(
         rows.map((r) => ({
@@ -30,7 +31,7 @@ export const listCommand = adminCommand({
       rowStatus(r),
       r.opName ?? '-',
       r.top ?? '-',
-      holderText(r.reservation, holderAlive(r)),
+      holders.describe(r.reservation),
       deferralText(r.deferUntil, now),
       r.created === undefined ? '-' : duration(now - r.created),
       r.corrupt ?? '',

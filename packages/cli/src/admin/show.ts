@@ -1,6 +1,7 @@
 import type { FateView, TxError } from '@fate/core';
 import { adminCommand, readExisting } from './admin-command.js';
 import { duration, json, table } from './format.js';
+import { Holders } from './holders.js';
 
 /** Frames of a recorded JS stack shown in text; `--json` has them all. */
 const TRACE_FRAMES = 5;
@@ -14,8 +15,9 @@ export const showCommand = adminCommand({
   options: { json: { type: 'boolean' } },
   async run(store, args, id) {
     const view = await readExisting(store, id);
-    const alive = view.reservation ? await store.isAlive(view.reservation.lockId) : false;
-    const now = Date.now();
+    const holders = await Holders.read(store);
+    const alive = !!view.reservation && holders.current(view.reservation.lockId);
+    const now = store.now();
     const { info } = view;
     if (args.values.json) {
       return json({
@@ -32,7 +34,7 @@ export const showCommand = adminCommand({
         ...(info.returnValue !== undefined ? { returnValue: info.returnValue } : {}),
       });
     }
-    return describe(view, alive, now);
+    return describe(view, holders, now);
   },
 });
 
@@ -40,7 +42,7 @@ export const showCommand = adminCommand({
 const LABEL = 14;
 const field = (label: string, value: string) => `${label.padEnd(LABEL)}${value}`;
 
-function describe(view: FateView, alive: boolean, now: number): string {
+function describe(view: FateView, holders: Holders, now: number): string {
   const { info, reservation, stack } = view;
   const created = info.created;
   const out = [
@@ -59,9 +61,7 @@ function describe(view: FateView, alive: boolean, now: number): string {
   out.push(
     field(
       'holder',
-      reservation
-        ? `${reservation.lockId} (${alive ? 'live' : 'not live'}), reservation ${reservation.uuid}`
-        : 'none',
+      reservation ? `${holders.describe(reservation)}, reservation ${reservation.uuid}` : 'none',
     ),
     field(
       'deferred',

@@ -19,7 +19,7 @@ export const summaryCommand = adminCommand({
       op[status] = (op[status] ?? 0) + 1;
       byOp[r.opName ?? '-'] = op;
     }
-    const live = await store.liveInstances();
+    const live = (await store.instanceRecords()).filter((r) => r.current).map((r) => r.lockId);
     const reserved = rows.filter((r) => r.reservation).length;
     if (args.values.json) {
       return json({ total: rows.length, byStatus, byOp, reserved, liveInstances: live });

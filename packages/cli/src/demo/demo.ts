@@ -2,7 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FateError, FateErrorCode, type FatesStore, openStore, Status } from '@fate/core';
+import {
+  FateError,
+  FateErrorCode,
+  type FatesStore,
+  instanceIdOf,
+  openStore,
+  Status,
+} from '@fate/core';
 import { CliError, CliErrorCode } from '../cli-error.js';
 import { type DemoOptions, demoNumber } from './demo-options.js';
 import {
@@ -156,15 +163,15 @@ async function killBusiest(
 ): Promise<KillRecord> {
   const held = await store.reservations();
   const counts = new Map<string, number>();
-  for (const r of held) {
-    counts.set(r.reservation.lockId, (counts.get(r.reservation.lockId) ?? 0) + 1);
-  }
+  // reservations name an incarnation (worker-2@9f2c…); the demo knows its workers by name
+  const workerOf = (r: (typeof held)[number]) => instanceIdOf(r.reservation.lockId);
+  for (const r of held) counts.set(workerOf(r), (counts.get(workerOf(r)) ?? 0) + 1);
   // the busiest of this demo's workers (another client may hold work on a shared store)
   const [instance = workers.names[0] ?? 'worker-1'] = [...counts.entries()]
     .filter(([k]) => workers.names.includes(k))
     .sort((a, b) => b[1] - a[1])
     .map(([k]) => k);
-  const ids = new Set(held.filter((r) => r.reservation.lockId === instance).map((r) => r.id));
+  const ids = new Set(held.filter((r) => workerOf(r) === instance).map((r) => r.id));
   workers.kill(instance);
   progress.line(`  SIGKILL ${instance} while it held ${ids.size} transactions`);
   return { instance, at: Date.now(), held: ids };
