@@ -208,3 +208,34 @@ describe('tracing channels', () => {
     }
   });
 });
+
+describe('bad seeds through the engine', () => {
+  it('refuses a missing request, a non-step and a non-JSON state with FATE_INVALID_ARGUMENT', async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    const fate = new Fate({
+      store,
+      env: {},
+      steps: [{ type: 'noop', fromState: () => new Noop() }],
+    });
+    class Dated extends Noop {
+      override state(): JsonValue {
+        return { when: new Date(0) } as unknown as JsonValue;
+      }
+    }
+    try {
+      for (const call of [
+        () => fate.seed(null as never, { opName: 'op' }),
+        () => fate.seed(42 as never, { opName: 'op' }),
+        () => fate.seed(new Noop(), null as never),
+        () => fate.seed(new Dated(), { opName: 'op' }),
+        () => store.seed(null as never),
+        () => store.seed('x' as never),
+      ]) {
+        await expect(call()).rejects.toMatchObject({ code: 'FATE_INVALID_ARGUMENT' });
+      }
+      expect(await store.list()).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+});

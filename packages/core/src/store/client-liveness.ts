@@ -56,9 +56,13 @@ export class ClientLiveness {
     return this.#registered;
   }
 
-  /** Records stay at least this long after their last write; dead ones go after it. */
+  /**
+   * Records stay at least this long after their last write, and dead ones go after it:
+   * observers judge a holder by watching it, so a record that is gone is only "not
+   * renewing" — the ttl is housekeeping, not liveness.
+   */
   get #ttlMs(): number {
-    return Math.max(3 * this.#timeoutMs, 10_000);
+    return 3 * this.#timeoutMs;
   }
 
   async register(options: RegisterOptions = {}): Promise<void> {
