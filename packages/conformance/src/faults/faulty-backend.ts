@@ -151,9 +151,13 @@ export class FaultyBackend implements StoreBackend {
     return this.#run('read', [id], () => this.#inner.read(id));
   }
 
-  tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'> {
-    return this.#run('tryReserve', [id, reservation], () =>
-      this.#inner.tryReserve(id, reservation),
+  tryReserve(
+    id: FateId,
+    reservation: Reservation,
+    start?: boolean,
+  ): Promise<StoredRecord | 'absent' | 'held'> {
+    return this.#run('tryReserve', [id, reservation, start], () =>
+      this.#inner.tryReserve(id, reservation, start),
     );
   }
 

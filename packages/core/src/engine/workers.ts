@@ -103,7 +103,7 @@ export class Workers<Env> {
     if (!this.#lease.valid) return; // not live as far as we know: take nothing new
     let fate: FateStore | undefined;
     try {
-      fate = await this.#o.store.tryReserve(id);
+      fate = await this.#o.store.tryReserve(id, { start: true });
     } catch (error) {
       // an unknown outcome is cleared by the store client in the background
       this.#o.onEvent('warning', { message: 'reserving failed', id, error });

@@ -88,11 +88,16 @@ export class MemoryBackend implements StoreBackend {
   async tryReserve(
     id: FateId,
     reservation: Reservation,
+    start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
     const r = this.#space.records.get(id);
     if (!r) return 'absent';
     if (r.reservation && !sameReservation(r.reservation, reservation)) return 'held';
-    const reserved = { ...r, reservation: { lockId: reservation.lockId, uuid: reservation.uuid } };
+    const reserved = {
+      ...r,
+      ...(start && r.status === Status.SUBMITTED ? { status: Status.IN_PROGRESS } : {}),
+      reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
+    };
     this.#space.records.set(id, reserved);
     return toStored(reserved);
   }

@@ -16,6 +16,7 @@ import type {
   ScanResult,
   SeedRequest,
   SeedResult,
+  TryReserveOptions,
   TxSummary,
 } from './types.js';
 
@@ -56,7 +57,7 @@ export interface FatesStore {
    * retried with the same reservation; if the outcome stays unknown the call fails and the
    * reservation, if it was stored, is released in the background.
    */
-  tryReserve(id: FateId): Promise<FateStore | undefined>;
+  tryReserve(id: FateId, options?: TryReserveOptions): Promise<FateStore | undefined>;
   /**
    * Waits until `id` can be reserved. An absent id is `FATE_NOT_FOUND` at once; the
    * signal gives `FATE_ABORTED`, the timeout `FATE_TIMEOUT`.

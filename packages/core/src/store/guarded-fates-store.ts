@@ -33,6 +33,7 @@ import type {
   ScanResult,
   SeedRequest,
   SeedResult,
+  TryReserveOptions,
   TxSummary,
 } from './types.js';
 import { untilFree } from './until-free.js';
@@ -131,9 +132,9 @@ class GuardedFatesStore implements FatesStore {
     return insertSeeds(this.#retriedCaller, seeds);
   }
 
-  async tryReserve(id: FateId): Promise<FateStore | undefined> {
+  async tryReserve(id: FateId, options?: TryReserveOptions): Promise<FateStore | undefined> {
     parseFateId(id);
-    const taken = await this.#take(id);
+    const taken = await this.#take(id, options?.start === true);
     if (!taken) return undefined;
     const { reservation, record } = taken;
     let status: Status;
@@ -181,12 +182,15 @@ class GuardedFatesStore implements FatesStore {
    * A lost reply is asked again with the same reservation; when the outcome stays unknown
    * the ledger clears it in the background, so it is never left held and forgotten.
    */
-  async #take(id: FateId): Promise<{ reservation: Reservation; record: StoredRecord } | undefined> {
+  async #take(
+    id: FateId,
+    start = false,
+  ): Promise<{ reservation: Reservation; record: StoredRecord } | undefined> {
     const reservation: Reservation = { lockId: this.lockId, uuid: randomUUID() };
     this.#ledger.pending(reservation.uuid);
     let got: StoredRecord | 'absent' | 'held';
     try {
-      got = await this.#retried('tryReserve', (b) => b.tryReserve(id, reservation));
+      got = await this.#retried('tryReserve', (b) => b.tryReserve(id, reservation, start));
     } catch (err) {
       if (isFateError(err, FateErrorCode.STORE_UNAVAILABLE))
         this.#ledger.uncertain(id, reservation);

@@ -176,6 +176,14 @@ export interface LiveInstance {
   readonly group?: string;
 }
 
+export interface TryReserveOptions {
+  /**
+   * Taken to run (engines): a SUBMITTED transaction becomes IN_PROGRESS with the
+   * reservation, in one write, as the first step is about to run.
+   */
+  readonly start?: boolean;
+}
+
 export interface ReserveOptions {
   readonly signal?: AbortSignal;
   readonly timeoutMs?: number;
