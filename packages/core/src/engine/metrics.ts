@@ -98,17 +98,31 @@ export class FateMetrics {
   readonly #base: Attributes;
 
   stepStarted(type: string): void {
-    this.#stepsStarted.add(1, { ...this.#base, 'fate.step_type': type });
+    this.#stepsStarted.add(
+      1,
+      this.#attributes(type, () => ({ 'fate.step_type': type })),
+    );
   }
 
   stepCompleted(type: string, seconds: number, ok: boolean): void {
-    const attributes = {
-      ...this.#base,
+    const outcome = ok ? 'ok' : 'error';
+    const attributes = this.#attributes(`${type}\u0000${outcome}`, () => ({
       'fate.step_type': type,
-      'fate.outcome': ok ? 'ok' : 'error',
-    };
+      'fate.outcome': outcome,
+    }));
     this.#stepsCompleted.add(1, attributes);
     this.#stepDuration.record(seconds, attributes);
+  }
+
+  /** Attribute sets are made once per distinct value and reused: a step is a hot path. */
+  readonly #cache = new Map<string, Attributes>();
+  #attributes(key: string, make: () => Attributes): Attributes {
+    let attributes = this.#cache.get(key);
+    if (!attributes) {
+      attributes = { ...this.#base, ...make() };
+      if (this.#cache.size < 10_000) this.#cache.set(key, attributes);
+    }
+    return attributes;
   }
 
   scanned(strategy: string, items: number, seconds: number): void {
@@ -126,7 +140,10 @@ export class FateMetrics {
   }
 
   finished(status: string): void {
-    this.#finished.add(1, { ...this.#base, 'fate.status': status });
+    this.#finished.add(
+      1,
+      this.#attributes(`status\u0000${status}`, () => ({ 'fate.status': status })),
+    );
   }
 
   /** Counts by status and op, read with `list()` at most every 10 s (it reads every record). */

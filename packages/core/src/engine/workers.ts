@@ -28,7 +28,11 @@ export class Workers<Env> {
   readonly #queue: WorkQueue;
   readonly #lease: Lease;
   readonly #ctx: RunnerContext<Env>;
-  readonly #runs = new Set<AbortController>();
+  /**
+   * One signal for every run of this pool (an AbortController per transaction costs more
+   * than the rest of a short step): aborting aborts them all, and later runs get a fresh one.
+   */
+  #runs = new AbortController();
   readonly #failures = new Map<FateId, number>();
   readonly #stop = new AbortController();
   readonly #count: number;
@@ -45,6 +49,7 @@ export class Workers<Env> {
     this.#queue = pool.queue;
     this.#count = pool.workers;
     this.#lease = lease;
+    const instanceId = o.store.instanceId;
     this.#ctx = {
       env: o.env,
       steps: o.steps,
@@ -52,23 +57,18 @@ export class Workers<Env> {
       stopping,
       leaseValid: () => lease.valid,
       storeNow: () => o.store.now(),
-      runStep: (id, type, phase, fn) => {
+      runStep: async (id, type, phase, fn) => {
         if (phase === 'call') o.onEvent('step', { id, type });
         metrics.stepStarted(type);
         const started = performance.now();
-        const done = (ok: boolean) =>
+        let ok = false;
+        try {
+          const value = await traced(stepChannel, { id, type, phase, instanceId }, fn);
+          ok = true;
+          return value;
+        } finally {
           metrics.stepCompleted(type, (performance.now() - started) / 1_000, ok);
-        const trace = { id, type, phase, instanceId: o.store.instanceId };
-        return traced(stepChannel, trace, fn).then(
-          (value) => {
-            done(true);
-            return value;
-          },
-          (err: unknown) => {
-            done(false);
-            throw err;
-          },
-        );
+        }
       },
       warn: (message, id, error) => o.onEvent('warning', { message, id, error }),
     };
@@ -85,7 +85,9 @@ export class Workers<Env> {
 
   /** Aborts every running step's signal; with `giveUp`, releases stop being retried. */
   abortAll(reason: string, giveUp = false): void {
-    for (const run of this.#runs) run.abort(new Error(reason));
+    const runs = this.#runs;
+    this.#runs = new AbortController();
+    runs.abort(new Error(reason));
     if (giveUp) this.#stop.abort(new Error(reason));
   }
 
@@ -110,11 +112,9 @@ export class Workers<Env> {
       return;
     }
     if (!fate) return; // another instance has it
-    const run = new AbortController();
-    this.#runs.add(run);
     let deferMs = 0;
     try {
-      const outcome = await runTransaction(this.#ctx, fate, run.signal);
+      const outcome = await runTransaction(this.#ctx, fate, this.#runs.signal);
       this.#failures.delete(id);
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });
@@ -137,7 +137,6 @@ export class Workers<Env> {
         });
       }
     } finally {
-      this.#runs.delete(run);
       await this.#settle(fate, deferMs);
     }
   }
