@@ -18,7 +18,7 @@ const STEP_MS = 60_000;
 
 /**
  * Recovery after a crash: two engine processes (default liveness timeout 3,000 ms,
- * heartbeat 1,000 ms, dead-reservation check 1,000 ms) run slow transactions; the one
+ * heartbeat and dead-holder check every 750 ms) run slow transactions; the one
  * holding more is killed with SIGKILL, and the clock runs until one of the transactions
  * it held begins its step on the other. Both processes are gone when a trial ends.
  */

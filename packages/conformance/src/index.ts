@@ -2,8 +2,14 @@ import { describe } from 'vitest';
 import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
+import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
+import { cleaningTests } from './faults/cleaning.js';
+import { clockSkewTests } from './faults/clock-skew.js';
+import { engineFaultTests } from './faults/engine-faults.js';
+import { lostReplyTests } from './faults/lost-replies.js';
 import type { ConformanceTarget } from './fixture.js';
+import { ageOffTests } from './store/age-off.js';
 import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
@@ -53,6 +59,9 @@ export function runStoreConformance(target: ConformanceTarget): void {
     badInputTests(target);
     wakeupTests(target);
     processTests(target);
+    ageOffTests(target);
+    lostReplyTests(target);
+    cleaningTests(target);
   });
 }
 
@@ -65,6 +74,9 @@ export function runEngineConformance(target: ConformanceTarget): void {
     executionTests(target);
     clientApiTests(target);
     distributedTests(target);
+    poolTests(target);
     processKillTests(target);
+    engineFaultTests(target);
+    clockSkewTests(target);
   });
 }

@@ -82,6 +82,11 @@ export class StepRegistry<Env = unknown> {
 
   /** The stored form of a step. */
   serialize(repo: Repo<Env>): StepData {
+    if (typeof repo !== 'object' || repo === null || typeof repo.state !== 'function') {
+      throw invalidArgument(
+        `a step is an object with a type and a state() method, got ${repo === null ? 'null' : typeof repo}`,
+      );
+    }
     if (!this.#types.has(repo.type)) {
       throw new FateError(FateErrorCode.UNKNOWN_STEP, `step type is not registered: ${repo.type}`);
     }

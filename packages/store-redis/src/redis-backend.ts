@@ -110,12 +110,16 @@ export class RedisBackend implements StoreBackend {
     );
   }
 
-  tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'> {
+  tryReserve(
+    id: FateId,
+    reservation: Reservation,
+    start = false,
+  ): Promise<StoredRecord | 'absent' | 'held'> {
     return this.#call('tryReserve', async (redis) => {
       const { lockId, uuid } = reservation;
       const got = await RECORD_SCRIPTS.tryReserve.run(redis, {
         keys: recordScriptKeys(this.keys.shardOf(id), id),
-        args: [id, lockId, uuid],
+        args: [id, lockId, uuid, start ? '1' : '0'],
       });
       if (got === 'absent' || got === 'held') return got;
       return reservedRecord(got as string[], { lockId, uuid });

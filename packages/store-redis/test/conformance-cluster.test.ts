@@ -1,7 +1,7 @@
 import { runEngineConformance, runStoreConformance } from '@fate/conformance';
 import { type RedisCluster, startRedisCluster } from '@fate/test-services';
 import { afterAll, beforeAll } from 'vitest';
-import { prefixFixture } from './conformance-fixture.js';
+import { redisFixture } from './redis-fixture.js';
 
 // Both suites, unchanged, on a Redis Cluster of 3 masters (no replicas: failover is
 // redis-failover.test.ts's business), with the store cut into 3 shards, one per master.
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 const target = {
   name: 'redis-cluster',
-  factory: async () => prefixFixture((await redisCluster()).url, 3),
+  factory: async () => redisFixture((await redisCluster()).url, 3),
 };
 runStoreConformance(target);
 runEngineConformance(target);

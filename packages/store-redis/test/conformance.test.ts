@@ -1,7 +1,7 @@
 import { runEngineConformance, runStoreConformance } from '@fate/conformance';
 import { startRedis } from '@fate/test-services';
 import { afterAll, beforeAll } from 'vitest';
-import { prefixFixture } from './conformance-fixture.js';
+import { redisFixture } from './redis-fixture.js';
 
 // One private Redis for the whole file; every fixture gets its own key prefix in it.
 let service: ReturnType<typeof startRedis> | undefined;
@@ -18,6 +18,7 @@ afterAll(async () => {
   await (await service)?.stop();
 });
 
-const target = { name: 'redis', factory: async () => prefixFixture((await redisService()).url) };
-runStoreConformance(target);
-runEngineConformance(target);
+const factory = async () => redisFixture((await redisService()).url);
+
+runStoreConformance({ name: 'redis', factory });
+runEngineConformance({ name: 'redis', factory });

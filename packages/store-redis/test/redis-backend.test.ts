@@ -9,7 +9,7 @@ import {
 } from '@fate/store-redis';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { codeOf, newPrefix, step, useRedis } from './redis-fixture.js';
+import { codeOf, newPrefix, step, useRedis } from './redis-context.js';
 
 const redis = useRedis();
 const storeUrl = redis.url;

@@ -1,6 +1,6 @@
 import { Status } from '@fate/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { newPrefix, step, useRedis } from './redis-fixture.js';
+import { newPrefix, step, useRedis } from './redis-context.js';
 
 // Deferrals are written and judged by the Redis server's clock, inside the scripts: a
 // client whose own clock is off (faked, skewed, jumping) changes nothing the store judges.

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createRedisStore } from '@fate/store-redis';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newPrefix, useRedis } from './redis-fixture.js';
+import { newPrefix, useRedis } from './redis-context.js';
 
 // Opening a store on a Redis that cannot serve it fails at once, with the server's own
 // reason and a stable code, and leaves nothing behind that keeps the process alive.

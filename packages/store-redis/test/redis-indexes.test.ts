@@ -1,7 +1,7 @@
 import { type FateId, type NewRecord, newFateId, Status } from '@fate/core';
-import { redisKeys } from '@fate/store-redis';
+import { RedisBackend, redisKeys } from '@fate/store-redis';
 import { describe, expect, it } from 'vitest';
-import { newPrefix, step, useRedis } from './redis-fixture.js';
+import { newPrefix, step, useRedis } from './redis-context.js';
 
 // What the Redis indexes promise beyond the shared suites: ops and pages from the scan
 // alone, reservation listings that read only what was asked, and hygiene — index
@@ -188,17 +188,14 @@ describe('Redis index hygiene', () => {
     expect(await redis.admin.zrange(keys.instances, 0, -1)).toEqual(['kept@1']);
   });
 
-  it("keeps a client's tombstone for its ttl after the client closed", async () => {
+  it('keeps a record written last (a tombstone) for its ttl after the client closed', async () => {
     const prefix = newPrefix();
-    const store = await redis.open(redis.url(prefix), { livenessTimeoutMs: 1_000 });
-    await store.registerInstance();
-    const lockId = store.lockId;
-    await store.close();
-    const ttl = await redis.admin.pttl(redisKeys(prefix).instance(lockId));
-    expect(ttl).toBeGreaterThan(9_000);
+    const writer = new RedisBackend(redis.url(prefix));
+    await writer.open();
+    await writer.heartbeat('gone@1', '{"gone":true}', 5_000);
+    await writer.close();
+    expect(await redis.admin.pttl(redisKeys(prefix).instance('gone@1'))).toBeGreaterThan(4_000);
     const reader = await redis.backend(redis.url(prefix));
-    const [record] = await reader.instances();
-    expect(record?.lockId).toBe(lockId);
-    expect(JSON.parse(record?.state ?? '{}')).toMatchObject({ gone: true });
+    expect(await reader.instances()).toEqual([{ lockId: 'gone@1', state: '{"gone":true}' }]);
   });
 });

@@ -1,7 +1,7 @@
 import { type FateId, newFateId, partitionRange, Status } from '@fate/core';
 import { parseRedisUrl, redisKeys, slotOfTag } from '@fate/store-redis';
 import { describe, expect, it } from 'vitest';
-import { codeOf, newPrefix, step, useRedis } from './redis-fixture.js';
+import { codeOf, newPrefix, step, useRedis } from './redis-context.js';
 
 // The sharded layout, on a single Redis (a Cluster runs the conformance suites on it):
 // each of S equal id ranges under a hash tag of its own, aimed at different slots.

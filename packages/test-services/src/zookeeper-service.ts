@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startLocalServer } from './local-server.js';
 import { freePort, hasDockerEngine, type TestService, waitFor } from './support.js';
+import { loadTestcontainers } from './testcontainers.js';
 import {
   hasLocalZooKeeper,
   serving,
@@ -89,7 +90,7 @@ async function startLocalZooKeeper(): Promise<ZooKeeperTestService> {
 }
 
 async function startDockerZooKeeper(): Promise<ZooKeeperTestService> {
-  const { GenericContainer } = await import('testcontainers');
+  const { GenericContainer } = await loadTestcontainers('ZooKeeper', 'FATE_ZK_CONNECT');
   const port = await freePort();
   const container = await new GenericContainer('zookeeper:3.8')
     .withEnvironment({

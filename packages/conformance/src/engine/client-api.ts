@@ -1,7 +1,7 @@
 import { Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { rejection } from '../store/context.js';
+import { eventually, rejection } from '../store/context.js';
 import { useEngines } from './engine-context.js';
 import { script, scriptData } from './steps.js';
 
@@ -84,6 +84,39 @@ export function clientApiTests(target: ConformanceTarget): void {
           expect(ctx.env.effects.get(`${id}:${n}`)).toBe(n * 10);
         }
       }
+    });
+
+    it('ages off what it finished once the retention passed, stamping the finish time', async () => {
+      const fate = await ctx.engine({ retentionMs: 300, ageOffCheckMs: 100 });
+      const { id } = await fate.seed(script(1), { opName: 'op' });
+      const kept = await fate.seed(script(1), { opName: 'op', retainMs: 60_000 });
+      expect((await fate.waitForCompletion(id, { timeoutMs: 10_000 })).status).toBe(
+        Status.SUCCESSFUL,
+      );
+      await fate.waitForCompletion(kept.id, { timeoutMs: 10_000 });
+      expect((await fate.read(kept.id)).info.ageOff).toBeGreaterThan(0);
+      await eventually(
+        'the finished transaction is aged off',
+        async () => (await fate.read(id)).status === Status.UNKNOWN,
+        10_000,
+      );
+      expect((await fate.read(kept.id)).status).toBe(Status.SUCCESSFUL);
+    });
+
+    it('waits for completion with one shared poller, not a timer per waiter', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const fate = await ctx.engine({ store });
+      const { id } = await fate.seed(script(2, { sleepMs: 1_000, sleepAt: 1 }), {
+        opName: 'op',
+      });
+      const before = faults.calls.get('read') ?? 0;
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => fate.waitForCompletion(id, { timeoutMs: 10_000 })),
+      );
+      expect(results.every((r) => r.status === Status.SUCCESSFUL)).toBe(true);
+      // 50 waiters for a second: a poller per waiter would read hundreds of times
+      const reads = (faults.calls.get('read') ?? 0) - before;
+      expect(reads).toBeLessThan(100);
     });
 
     it('deduplicates keyed seeds through the engine', async () => {

@@ -20,7 +20,7 @@ export function processKillTests(target: ConformanceTarget): void {
   describe('real processes', () => {
     const ctx = useFixture(target);
 
-    it('finishes 1,000 transactions on 3 processes when one is SIGKILLed mid-run', async (t) => {
+    it('finishes 1,000 transactions on 3 processes when the first is SIGKILLed mid-run, resuming its work within the timeout', async (t) => {
       if (!ctx.store.capabilities.multiProcess || !ctx.fixture.url) {
         t.skip(); // the backend declares no multi-process support
         return;
@@ -99,16 +99,21 @@ export function processKillTests(target: ConformanceTarget): void {
         }
         // only steps cut short by the kill run twice
         expect(reruns).toBeLessThanOrEqual(heldAtKill.size);
-        // the killed instance's transactions ran again; when depends on the backlog ahead of
-        // them in the survivors' queues, so only the clearing above is held to the timeout
-        const resumed = runs
-          .filter((r) => r.instance !== 'w1' && heldAtKill.has(r.id) && r.start >= killedAt)
-          .map((r) => r.start);
-        expect(resumed.length).toBeGreaterThan(0);
-        const recoveryMs = Math.min(...resumed) - killedAt;
+        // w1 sorts first: where one leader cleans, it was the leader. Every one of its
+        // transactions ran again elsewhere within the timeout plus a check or two: the engine
+        // that cleared them runs them first, before its backlog.
+        const resumedAt = [...heldAtKill].map((id) => {
+          const starts = runs
+            .filter((r) => r.id === id && r.instance !== 'w1' && r.start >= killedAt)
+            .map((r) => r.start);
+          return Math.min(...starts) - killedAt;
+        });
+        const firstMs = Math.min(...resumedAt);
+        const lastMs = Math.max(...resumedAt);
         console.log(
-          `${target.name}: after SIGKILL, reservations cleared in ${clearedMs} ms, first resumed step at ${recoveryMs} ms; ${heldAtKill.size} held at kill; ${reruns} step re-runs`,
+          `${target.name}: after SIGKILL of the first engine, reservations cleared in ${clearedMs} ms; its ${heldAtKill.size} transactions resumed from ${firstMs} to ${lastMs} ms; ${reruns} step re-runs`,
         );
+        expect(lastMs).toBeLessThanOrEqual(LIVENESS_MS + 1_500);
       } finally {
         await stopWorkers(children);
         rmSync(dir, { recursive: true, force: true });

@@ -70,6 +70,7 @@ export class FaultyBackend implements StoreBackend {
   readonly #after = new Map<FaultOp, () => Promise<void> | void>();
   readonly #delays = new Map<FaultOp | '*', number>();
   #outageUntil = 0;
+  #skewMs = 0;
   /** How many times each operation was called (faulty or not). */
   readonly calls = new Map<FaultOp, number>();
 
@@ -107,6 +108,15 @@ export class FaultyBackend implements StoreBackend {
     this.#outageUntil = performance.now() + ms;
   }
 
+  /**
+   * The wrapped backend's calls, and its `now()`, see `Date.now()` off by `ms`, as from a
+   * host whose clock is wrong: whatever the backend computes from the clock when called
+   * (an expiry, a deferral) is computed from the wrong one.
+   */
+  skewClock(ms: number): void {
+    this.#skewMs = ms;
+  }
+
   /** Every call of `op` (or of every op, `'*'`) waits `ms` before reaching the store. */
   delay(op: FaultOp | '*', ms: number): void {
     this.#delays.set(op, ms);
@@ -126,7 +136,7 @@ export class FaultyBackend implements StoreBackend {
   }
 
   now(): number {
-    return this.#inner.now();
+    return this.#skewed(() => this.#inner.now());
   }
 
   insert(id: FateId, record: NewRecord): Promise<boolean> {
@@ -141,9 +151,13 @@ export class FaultyBackend implements StoreBackend {
     return this.#run('read', [id], () => this.#inner.read(id));
   }
 
-  tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'> {
-    return this.#run('tryReserve', [id, reservation], () =>
-      this.#inner.tryReserve(id, reservation),
+  tryReserve(
+    id: FateId,
+    reservation: Reservation,
+    start?: boolean,
+  ): Promise<StoredRecord | 'absent' | 'held'> {
+    return this.#run('tryReserve', [id, reservation, start], () =>
+      this.#inner.tryReserve(id, reservation, start),
     );
   }
 
@@ -198,7 +212,7 @@ export class FaultyBackend implements StoreBackend {
     if (rule) rule.remaining--;
     if (rule?.kind === 'fail') throw new InjectedFault(`${op} failed before reaching the store`);
     if (rule?.kind === 'drop') return true as T;
-    const result = await call();
+    const result = await this.#skewed(call);
     const hook = this.#after.get(op);
     if (hook) {
       this.#after.delete(op);
@@ -206,5 +220,18 @@ export class FaultyBackend implements StoreBackend {
     }
     if (rule?.kind === 'lose-reply') throw new InjectedFault(`${op} applied, its reply was lost`);
     return result;
+  }
+
+  /** Runs `call` with Date.now() skewed for its synchronous part (where backends read it). */
+  #skewed<T>(call: () => T): T {
+    if (!this.#skewMs) return call();
+    const realNow = Date.now;
+    const skew = this.#skewMs;
+    Date.now = () => realNow.call(Date) + skew;
+    try {
+      return call();
+    } finally {
+      Date.now = realNow;
+    }
   }
 }

@@ -103,6 +103,45 @@ export function reservationTests(target: ConformanceTarget): void {
       expect((await rejection(other.reserve(newFateId()))).code).toBe('FATE_NOT_FOUND');
     });
 
+    it('force-deletes through the store in any status, waiting for the holder as reserve does', async () => {
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await ctx.store.reserve(id);
+      await h.setStatus(Status.IN_PROGRESS);
+      const other = await ctx.client();
+      expect((await rejection(other.forceDelete(id, { timeoutMs: 50 }))).code).toBe('FATE_TIMEOUT');
+      expect((await ctx.store.read(id)).status).toBe(Status.IN_PROGRESS);
+      const deleting = other.forceDelete(id, { timeoutMs: 60_000 });
+      await h.unreserve();
+      await deleting;
+      expect((await ctx.store.read(id)).status).toBe(Status.UNKNOWN);
+      expect(await ctx.store.reservations()).toEqual([]);
+      expect((await rejection(other.forceDelete(id))).code).toBe('FATE_NOT_FOUND');
+    });
+
+    it('starts a SUBMITTED transaction with the reservation when asked, and nothing else', async () => {
+      const submitted = await ctx.store.seed({ step: step(), opName: 'op' });
+      const fresh = await ctx.store.create();
+      const h = await ctx.store.tryReserve(submitted.id, { start: true });
+      expect(await h?.getStatus()).toBe(Status.IN_PROGRESS);
+      const view = await ctx.store.read(submitted.id);
+      expect(view.status).toBe(Status.IN_PROGRESS);
+      expect(view.stack).toEqual([step()]);
+      expect(view.info.opName).toBe('op');
+      expect(view.reservation).toEqual(h?.reservation);
+      const n = await ctx.store.tryReserve(fresh, { start: true });
+      expect(await n?.getStatus()).toBe(Status.NEW);
+      await n?.commit([
+        { op: 'setStatus', status: Status.FAILED_IN_PROGRESS },
+        { op: 'unreserve' },
+      ]);
+      const f = await ctx.store.tryReserve(fresh, { start: true });
+      expect(await f?.getStatus()).toBe(Status.FAILED_IN_PROGRESS);
+      // without start, a SUBMITTED transaction stays SUBMITTED
+      const other = await ctx.store.seed({ step: step(), opName: 'op' });
+      expect(await (await ctx.store.tryReserve(other.id))?.getStatus()).toBe(Status.SUBMITTED);
+      expect((await ctx.store.read(other.id)).status).toBe(Status.SUBMITTED);
+    });
+
     it('gives a new reservation uuid to every attempt, even by the same client', async () => {
       const id = await ctx.store.create();
       const first = await ctx.store.reserve(id);

@@ -9,6 +9,8 @@ export interface SeedOptions {
   readonly key?: FateKey;
   /** Delete the transaction once it finished. */
   readonly autoClean?: boolean;
+  /** Keep it this long once finished, ms, instead of the engine's `retentionMs`. */
+  readonly retainMs?: number;
 }
 
 /** How a transaction ended, as `waitForCompletion` reports it. */

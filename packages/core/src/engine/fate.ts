@@ -3,15 +3,18 @@ import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
 import type { Repo } from '../step.js';
 import type { FateView, SeedResult } from '../store/types.js';
-import { cancel, deleteTransaction, waitForCompletion } from './client-calls.js';
+import { cancel, deleteTransaction } from './client-calls.js';
+import { Completions } from './completions.js';
 import type { FateEvents } from './events.js';
 import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { Lease } from './lease.js';
-import type { FateLogger } from './logger.js';
+import { type FateLogger, throttled } from './logger.js';
 import { Membership } from './membership.js';
+import { FateMetrics } from './metrics.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
+import { PoolWatch } from './pool-watch.js';
+import type { PoolStats } from './pools.js';
 import { WorkFinder } from './work-finder.js';
-import { WorkQueue } from './work-queue.js';
 import { Workers } from './workers.js';
 
 export type { FateResult, SeedOptions, WaitOptions };
@@ -30,54 +33,75 @@ export type { FateResult, SeedOptions, WaitOptions };
  */
 export class Fate<Env = unknown> {
   readonly #o: ResolvedFateOptions<Env>;
-  readonly #queue: WorkQueue;
   readonly #finder: WorkFinder;
   readonly #membership: Membership;
   readonly #lease: Lease;
-  readonly #workers: Workers<Env>;
+  readonly #workers: Workers<Env>[];
+  readonly #watch: PoolWatch;
+  readonly #completions: Completions;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(options: FateOptions<Env>) {
     const resolved = resolveFateOptions(options);
     const onEvent = resolved.onEvent;
+    const logger = throttled(resolved.logger);
+    const metrics = new FateMetrics(
+      resolved.meterProvider,
+      resolved.store.instanceId,
+      resolved.store,
+      resolved.pools,
+      () => this.#membership.isFirst(),
+    );
     this.#o = Object.freeze({
       ...resolved,
-      // Warnings always reach the logger, whatever the caller's event handler does.
+      logger,
+      // Warnings always reach the logger, and events the metrics, whatever the caller's
+      // own event handler does.
       onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
-        if (type === 'warning') logWarning(resolved.logger, event as FateEvents['warning']);
+        record(metrics, logger, type, event);
+        if (type === 'finished') this.#completions.finished((event as FateEvents['finished']).id);
         onEvent(type, event);
       },
     });
+    this.#completions = new Completions(this.#o.store);
     const timeoutMs = this.#o.store.livenessTimeoutMs;
-    this.#queue = new WorkQueue(this.#o.workers);
+    const { pools } = this.#o;
     this.#lease = new Lease(timeoutMs - this.#o.heartbeatMs / 2, () => {
       this.#o.onEvent('warning', {
         message:
           'this instance could not renew its liveness in time; its running steps are aborted',
         error: undefined,
       });
-      this.#workers.abortAll('the liveness lease of this instance lapsed');
+      for (const w of this.#workers) w.abortAll('the liveness lease of this instance lapsed');
     });
-    this.#workers = new Workers(this.#o, this.#queue, this.#lease, () => this.#state !== 'running');
+    const stopping = () => this.#state !== 'running';
+    this.#workers = pools.all.map(
+      (pool) => new Workers(this.#o, pool, this.#lease, stopping, metrics),
+    );
+    this.#watch = new PoolWatch(pools, this.#o.poolSaturationWarnMs, this.#o.onEvent);
     this.#membership = new Membership({
       store: this.#o.store,
       source: this.#o.partitions,
-      group: DEFAULT_GROUP,
+      group: pools.group,
       heartbeatMs: this.#o.heartbeatMs,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
       reconcileMs: this.#o.reconcileMs,
+      ageOff: { everyMs: this.#o.ageOffCheckMs, retentionMs: this.#o.retentionMs },
       lease: this.#lease,
       logger: this.#o.logger,
       onEvent: this.#o.onEvent,
       onChange: () => this.#finder.rescan(),
-      onRecovered: (ids) => this.#finder.recovered(ids),
+      onRecovered: (ids) => void this.#finder.recovered(ids),
     });
     this.#finder = new WorkFinder({
       store: this.#o.store,
       scanner: this.#o.scanner,
-      queue: this.#queue,
+      route: (op) => pools.route(op)?.queue,
+      queues: pools.all.map((p) => p.queue),
+      foreign: (op) => this.#watch.foreign(op, this.#membership.groups()),
       partition: () => this.#membership.current(),
+      leaseValid: () => this.#lease.valid,
       backoffMinMs: this.#o.backoffMinMs,
       backoffMaxMs: this.#o.backoffMaxMs,
       pageSize: Math.max(64, 4 * this.#o.workers),
@@ -100,7 +124,13 @@ export class Fate<Env = unknown> {
       this.#unsubscribe = await this.#o.store.onWakeup(() => this.#finder.wake());
     }
     this.#finder.start();
-    this.#workers.start(this.#o.workers);
+    for (const w of this.#workers) w.start();
+    this.#watch.start();
+  }
+
+  /** Each pool's workers and queue now: busy, idle, queued. */
+  pools(): PoolStats[] {
+    return this.#o.pools.stats();
   }
 
   /** Seeds a transaction whose first step is `step`; wakes this instance's finder at once. */
@@ -122,6 +152,7 @@ export class Fate<Env = unknown> {
           opName: options.opName,
           ...(options.key ? { key: options.key } : {}),
           ...(options.autoClean ? { autoClean: true } : {}),
+          ...(options.retainMs !== undefined ? { retainMs: options.retainMs } : {}),
         };
       }),
     );
@@ -131,7 +162,7 @@ export class Fate<Env = unknown> {
 
   /** Waits until the transaction is SUCCESSFUL or FAILED (or gone). */
   waitForCompletion(id: FateId, options: WaitOptions = {}): Promise<FateResult> {
-    return waitForCompletion(this.#o.store, id, options);
+    return this.#completions.wait(id, options);
   }
 
   /** A snapshot of the transaction. */
@@ -162,16 +193,17 @@ export class Fate<Env = unknown> {
   async shutdown(timeoutMs = 30_000): Promise<void> {
     if (this.#state !== 'running') return;
     this.#state = 'stopping';
+    this.#watch.stop();
     await this.#unsubscribe?.().catch(() => undefined);
-    this.#queue.close();
+    this.#o.pools.close();
     await this.#finder.stop();
-    const finished = this.#workers.done().then(() => true);
+    const finished = Promise.all(this.#workers.map((w) => w.done())).then(() => true);
     if (!(await Promise.race([finished, sleep(timeoutMs, false, { ref: false })]))) {
       this.#o.onEvent('warning', {
         message: `shutdown: steps still running after ${timeoutMs} ms; their signals are aborted`,
         error: undefined,
       });
-      this.#workers.abortAll(`shutdown ran out of time (${timeoutMs} ms)`, true);
+      for (const w of this.#workers) w.abortAll(`shutdown ran out of time (${timeoutMs} ms)`, true);
       await finished;
     }
     await this.#membership
@@ -183,14 +215,25 @@ export class Fate<Env = unknown> {
   }
 }
 
-/** The membership group of engines without pools: all of them split the id space. */
-const DEFAULT_GROUP = '*';
-
-function logWarning(logger: FateLogger, event: FateEvents['warning']): void {
-  logger.warn(
-    { ...(event.id ? { id: event.id } : {}), ...(event.error ? { err: event.error } : {}) },
-    event.message,
-  );
+/** What an engine event means for the logs and the metrics. */
+function record<K extends keyof FateEvents>(
+  metrics: FateMetrics,
+  logger: FateLogger,
+  type: K,
+  event: FateEvents[K],
+): void {
+  if (type === 'warning') {
+    const e = event as FateEvents['warning'];
+    metrics.warned();
+    logger.warn({ ...(e.id ? { id: e.id } : {}), ...(e.error ? { err: e.error } : {}) }, e.message);
+  } else if (type === 'scan') {
+    const e = event as FateEvents['scan'];
+    metrics.scanned(e.strategy, e.itemsRead, e.ms / 1_000);
+  } else if (type === 'recovered') {
+    metrics.recovered((event as FateEvents['recovered']).count);
+  } else if (type === 'finished') {
+    metrics.finished((event as FateEvents['finished']).status);
+  }
 }
 
 function checkSeedOptions<T extends SeedOptions>(options: T): T {

@@ -14,6 +14,8 @@ export interface MembershipOptions {
   readonly heartbeatMs: number;
   readonly deadReservationCheckMs: number;
   readonly reconcileMs: number;
+  /** Age-off: the first engine sweeps this often, keeping finished ones this long. */
+  readonly ageOff: { readonly everyMs: number; readonly retentionMs: number };
   readonly lease: Lease;
   readonly logger: FateLogger;
   readonly onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
@@ -36,8 +38,12 @@ export class Membership {
   readonly #o: MembershipOptions;
   #timer: NodeJS.Timeout | undefined;
   #partition: PartitionData | undefined;
+  #groups: string[] = [];
+  #first = false;
   #lastCheck = Number.NEGATIVE_INFINITY;
   #lastReconcile = performance.now();
+  #lastAgeOff = Number.NEGATIVE_INFINITY;
+  #ageOff: Promise<void> | undefined;
   #running = false;
   #tick: Promise<void> = Promise.resolve();
 
@@ -61,11 +67,22 @@ export class Membership {
     return typeof source === 'function' ? source() : source;
   }
 
+  /** True while this engine sorts first among the live engines (it reports store-wide figures). */
+  isFirst(): boolean {
+    return this.#first;
+  }
+
+  /** The membership groups of the live engines, as last observed. */
+  groups(): readonly string[] {
+    return this.#groups;
+  }
+
   /** Stops beating and writes this instance's tombstone: it leaves membership at once. */
   async stop(): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
     await this.#tick;
+    await this.#ageOff;
     this.#o.lease.stop();
     await this.#o.store.unregisterInstance();
   }
@@ -93,6 +110,7 @@ export class Membership {
     try {
       const live = await store.liveInstances();
       const engines = live.filter((i) => i.group !== undefined);
+      this.#groups = [...new Set(engines.map((i) => i.group as string))];
       const peers = engines.filter((i) => i.group === this.#o.group);
       const index = peers.findIndex((i) => i.lockId === store.lockId);
       const partition = index < 0 ? undefined : { partition: index, total: peers.length };
@@ -103,11 +121,18 @@ export class Membership {
       }
       const now = performance.now();
       const share = engines.findIndex((i) => i.lockId === store.lockId);
+      this.#first = share === 0;
       if (share >= 0 && now - this.#lastCheck >= this.#o.deadReservationCheckMs) {
         this.#lastCheck = now;
         const range = partitionRange({ partition: share, total: engines.length });
         const cleared = await store.clearDeadReservations(range);
         if (cleared.length > 0) this.#recovered(cleared.map((c) => c.id));
+      }
+      if (this.#first && !this.#ageOff && now - this.#lastAgeOff >= this.#o.ageOff.everyMs) {
+        this.#lastAgeOff = now;
+        this.#ageOff = this.#sweepAgeOff().finally(() => {
+          this.#ageOff = undefined;
+        });
       }
       if (now - this.#lastReconcile >= this.#o.reconcileMs) {
         this.#lastReconcile = now;
@@ -122,6 +147,18 @@ export class Membership {
       }
     } catch (error) {
       this.#warn('membership check failed', error);
+    }
+  }
+
+  /** Off the heartbeat's path: a sweep lists every finished transaction. */
+  async #sweepAgeOff(): Promise<void> {
+    try {
+      const { deleted, stamped } = await this.#o.store.ageOff({
+        retentionMs: this.#o.ageOff.retentionMs,
+      });
+      if (deleted + stamped > 0) this.#o.onEvent('agedOff', { deleted, stamped });
+    } catch (error) {
+      this.#warn('age-off sweep failed', error);
     }
   }
 

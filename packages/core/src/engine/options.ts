@@ -1,3 +1,4 @@
+import type { MeterProvider } from '@opentelemetry/api';
 import { invalidArgument } from '../errors.js';
 import {
   checkPartition,
@@ -7,9 +8,11 @@ import {
   rangePartitionScanner,
 } from '../partition.js';
 import { StepRegistry, type StepType } from '../step.js';
+import { DEFAULT_RETENTION_MS } from '../store/age-off.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
 import { type FateLogger, stderrLogger } from './logger.js';
+import { type PoolOptions, Pools } from './pools.js';
 
 /**
  * Where an instance's partition comes from: a fixed share, a supplier asked before every
@@ -28,8 +31,19 @@ export interface FateOptions<Env> {
   readonly env: Env;
   /** The step types this instance can run. */
   readonly steps: StepRegistry<Env> | Iterable<StepType<Env>>;
-  /** Concurrent transactions in this instance. Default 4. */
+  /** Concurrent transactions in this instance, in one pool for every op. Default 4. */
   readonly workers?: number;
+  /**
+   * Named pools of workers per set of op names, instead of `workers`, so long operations
+   * never starve short ones: `[{ name: 'slow', ops: ['migrate'], workers: 2 }, { name:
+   * 'default', workers: 8 }]`. Every op maps to exactly one pool; the pool without `ops` is
+   * the catch-all.
+   */
+  readonly pools?: readonly PoolOptions[];
+  /** With `pools` and no catch-all: this engine runs only the ops its pools name. */
+  readonly onlyPooledOps?: boolean;
+  /** Warn when a pool has had every worker busy and its queue full this long, ms. Default 60,000. */
+  readonly poolSaturationWarnMs?: number;
   /** Default `'membership'`. */
   readonly partitions?: PartitionSource;
   /** How the work finder reads its partition. Default `'range'`. */
@@ -57,6 +71,15 @@ export interface FateOptions<Env> {
   readonly onEvent?: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
   /** Where warnings and errors go (pino's interface). Default: stderr, one line each. */
   readonly logger?: FateLogger;
+  /** Where metrics go (OpenTelemetry). Default: the global provider, a no-op unless set. */
+  readonly meterProvider?: MeterProvider;
+  /**
+   * Age-off: finished transactions are deleted this long after they finished (store clock),
+   * unless seeded with their own `retainMs`. Default 7 days.
+   */
+  readonly retentionMs?: number;
+  /** How often the first engine sweeps for transactions to age off, ms. Default 10 minutes. */
+  readonly ageOffCheckMs?: number;
 }
 
 export interface ResolvedFateOptions<Env> {
@@ -64,6 +87,8 @@ export interface ResolvedFateOptions<Env> {
   readonly env: Env;
   readonly steps: StepRegistry<Env>;
   readonly workers: number;
+  readonly pools: Pools;
+  readonly poolSaturationWarnMs: number;
   readonly partitions: PartitionSource;
   readonly scanner: PartitionScanner;
   readonly backoffMinMs: number;
@@ -74,12 +99,21 @@ export interface ResolvedFateOptions<Env> {
   readonly idempotencyCheck: boolean;
   readonly onEvent: NonNullable<FateOptions<Env>['onEvent']>;
   readonly logger: FateLogger;
+  readonly meterProvider: MeterProvider | undefined;
+  readonly retentionMs: number;
+  readonly ageOffCheckMs: number;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v <= 0)
     throw invalidArgument(`${name} must be a positive integer, got ${v}`);
+  return v;
+}
+
+function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isSafeInteger(v) || v < 0) throw invalidArgument(`${name} must be an integer >= 0`);
   return v;
 }
 
@@ -110,6 +144,11 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
       `heartbeatMs (${heartbeatMs}) must be at most a third of the store's livenessTimeoutMs (${timeoutMs})`,
     );
   }
+  if (o.pools !== undefined && o.workers !== undefined) {
+    throw invalidArgument('give workers per pool in pools, or workers without pools, not both');
+  }
+  const workers = positiveInt('workers', o.workers, 4);
+  const pools = new Pools(o.pools ?? [{ name: 'default', workers }], o.onlyPooledOps === true);
   const logger = o.logger ?? stderrLogger;
   for (const level of ['error', 'warn', 'info', 'debug'] as const) {
     if (typeof logger[level] !== 'function')
@@ -119,7 +158,9 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     store: o.store,
     env: o.env,
     steps,
-    workers: positiveInt('workers', o.workers, 4),
+    workers: pools.all.reduce((n, p) => n + p.workers, 0),
+    pools,
+    poolSaturationWarnMs: positiveInt('poolSaturationWarnMs', o.poolSaturationWarnMs, 60_000),
     partitions,
     scanner,
     backoffMinMs,
@@ -134,5 +175,8 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     idempotencyCheck: o.idempotencyCheck === true,
     onEvent: o.onEvent ?? (() => undefined),
     logger,
+    meterProvider: o.meterProvider,
+    retentionMs: nonNegativeInt('retentionMs', o.retentionMs, DEFAULT_RETENTION_MS),
+    ageOffCheckMs: positiveInt('ageOffCheckMs', o.ageOffCheckMs, 10 * 60_000),
   });
 }

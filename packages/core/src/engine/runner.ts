@@ -21,7 +21,13 @@ export interface RunnerContext<Env> {
   leaseValid(): boolean;
   /** The store's clock (deferrals are judged by it). */
   storeNow(): number;
-  stepStarted(id: FateId, type: string): void;
+  /** Runs one step call or undo (traced and measured by the engine). */
+  runStep<T>(
+    id: FateId,
+    type: string,
+    phase: 'call' | 'undo',
+    fn: () => Promise<T> | T,
+  ): Promise<T>;
   warn(message: string, id: FateId, error?: unknown): void;
 }
 
@@ -80,13 +86,12 @@ export async function runTransaction<Env>(
         await fate.setStatus(Status.IN_PROGRESS);
         current = Status.IN_PROGRESS;
       }
-      ctx.stepStarted(fate.id, repo.type);
-      next = checkNextStep(await repo.call(fate.id, ctx.env, stepContext), repo);
+      const call = () => repo.call(fate.id, ctx.env, stepContext);
+      next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       if (ctx.idempotencyCheck) {
         // as if the process died after call: the step is found again and re-run
         await repo.isReady(fate.id, ctx.env, stepContext);
-        ctx.stepStarted(fate.id, repo.type);
-        next = checkNextStep(await repo.call(fate.id, ctx.env, stepContext), repo);
+        next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       }
     } catch (err) {
       if (isStoreFault(err)) throw err;
@@ -131,7 +136,7 @@ async function succeed<Env>(
     if (value !== undefined) checkJson(`return value of step ${repo.type}`, value);
     const changes: TxChange[] = [{ op: 'setStatus', status: Status.SUCCESSFUL }];
     if (value !== undefined) changes.unshift({ op: 'setInfo', key: 'returnValue', value });
-    changes.push((await fate.getInfo('autoClean')) ? { op: 'delete' } : { op: 'unreserve' });
+    changes.push(...(await finish(ctx, fate)));
     await fate.commit(changes);
   } catch (err) {
     if (isStoreFault(err)) throw err;
@@ -185,26 +190,33 @@ async function undoAll<Env>(
       return 'released';
     }
     try {
-      await (await topRepo(ctx, fate)).undo(fate.id, ctx.env, { signal });
+      const repo = await topRepo(ctx, fate);
+      await ctx.runStep(fate.id, repo.type, 'undo', () => repo.undo(fate.id, ctx.env, { signal }));
     } catch (err) {
       if (isStoreFault(err)) throw err;
       if (signal.aborted) throw new Interrupted('the undo was interrupted', { cause: err });
       await recordUndoError(fate, err);
     }
     if (depth > 1) await fate.pop();
-    else return finishFailed(fate, [{ op: 'pop' }]);
+    else return finishFailed(ctx, fate, [{ op: 'pop' }]);
   }
-  return finishFailed(fate, []);
+  return finishFailed(ctx, fate, []);
 }
 
-async function finishFailed(fate: FateStore, before: TxChange[]): Promise<RunOutcome> {
-  const autoClean = await fate.getInfo('autoClean').catch(() => false);
-  await fate.commit([
-    ...before,
-    { op: 'setStatus', status: Status.FAILED },
-    autoClean ? { op: 'delete' } : { op: 'unreserve' },
-  ]);
+async function finishFailed<Env>(
+  ctx: RunnerContext<Env>,
+  fate: FateStore,
+  before: TxChange[],
+): Promise<RunOutcome> {
+  const end = await finish(ctx, fate).catch((): TxChange[] => [{ op: 'unreserve' }]);
+  await fate.commit([...before, { op: 'setStatus', status: Status.FAILED }, ...end]);
   return Status.FAILED;
+}
+
+/** How a finished transaction ends: deleted (auto-clean), or kept with its age-off stamp. */
+async function finish<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<TxChange[]> {
+  if (await fate.getInfo('autoClean')) return [{ op: 'delete' }];
+  return [{ op: 'setInfo', key: 'ageOff', value: ctx.storeNow() }, { op: 'unreserve' }];
 }
 
 async function recordUndoError(fate: FateStore, err: unknown): Promise<void> {

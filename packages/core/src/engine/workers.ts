@@ -4,8 +4,11 @@ import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
 import type { Lease } from './lease.js';
+import type { FateMetrics } from './metrics.js';
 import type { ResolvedFateOptions } from './options.js';
+import type { Pool } from './pools.js';
 import { isInterrupted, isStoreFault, type RunnerContext, runTransaction } from './runner.js';
+import { stepChannel, traced } from './tracing.js';
 import type { WorkQueue } from './work-queue.js';
 
 /** Backoff after a run failed in a way that is neither the step's nor the store's. */
@@ -25,20 +28,28 @@ export class Workers<Env> {
   readonly #queue: WorkQueue;
   readonly #lease: Lease;
   readonly #ctx: RunnerContext<Env>;
-  readonly #runs = new Set<AbortController>();
+  /**
+   * One signal for every run of this pool (an AbortController per transaction costs more
+   * than the rest of a short step): aborting aborts them all, and later runs get a fresh one.
+   */
+  #runs = new AbortController();
   readonly #failures = new Map<FateId, number>();
   readonly #stop = new AbortController();
+  readonly #count: number;
   #workers: Promise<void>[] = [];
 
   constructor(
     o: ResolvedFateOptions<Env>,
-    queue: WorkQueue,
+    pool: Pool,
     lease: Lease,
     stopping: () => boolean,
+    metrics: FateMetrics,
   ) {
     this.#o = o;
-    this.#queue = queue;
+    this.#queue = pool.queue;
+    this.#count = pool.workers;
     this.#lease = lease;
+    const instanceId = o.store.instanceId;
     this.#ctx = {
       env: o.env,
       steps: o.steps,
@@ -46,13 +57,25 @@ export class Workers<Env> {
       stopping,
       leaseValid: () => lease.valid,
       storeNow: () => o.store.now(),
-      stepStarted: (id, type) => o.onEvent('step', { id, type }),
+      runStep: async (id, type, phase, fn) => {
+        if (phase === 'call') o.onEvent('step', { id, type });
+        metrics.stepStarted(type);
+        const started = performance.now();
+        let ok = false;
+        try {
+          const value = await traced(stepChannel, { id, type, phase, instanceId }, fn);
+          ok = true;
+          return value;
+        } finally {
+          metrics.stepCompleted(type, (performance.now() - started) / 1_000, ok);
+        }
+      },
       warn: (message, id, error) => o.onEvent('warning', { message, id, error }),
     };
   }
 
-  start(count: number): void {
-    this.#workers = Array.from({ length: count }, () => this.#work());
+  start(): void {
+    this.#workers = Array.from({ length: this.#count }, () => this.#work());
   }
 
   /** Resolves when every worker returned (the queue was closed and runs ended). */
@@ -62,7 +85,9 @@ export class Workers<Env> {
 
   /** Aborts every running step's signal; with `giveUp`, releases stop being retried. */
   abortAll(reason: string, giveUp = false): void {
-    for (const run of this.#runs) run.abort(new Error(reason));
+    const runs = this.#runs;
+    this.#runs = new AbortController();
+    runs.abort(new Error(reason));
     if (giveUp) this.#stop.abort(new Error(reason));
   }
 
@@ -80,18 +105,16 @@ export class Workers<Env> {
     if (!this.#lease.valid) return; // not live as far as we know: take nothing new
     let fate: FateStore | undefined;
     try {
-      fate = await this.#o.store.tryReserve(id);
+      fate = await this.#o.store.tryReserve(id, { start: true });
     } catch (error) {
       // an unknown outcome is cleared by the store client in the background
       this.#o.onEvent('warning', { message: 'reserving failed', id, error });
       return;
     }
     if (!fate) return; // another instance has it
-    const run = new AbortController();
-    this.#runs.add(run);
     let deferMs = 0;
     try {
-      const outcome = await runTransaction(this.#ctx, fate, run.signal);
+      const outcome = await runTransaction(this.#ctx, fate, this.#runs.signal);
       this.#failures.delete(id);
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });
@@ -114,7 +137,6 @@ export class Workers<Env> {
         });
       }
     } finally {
-      this.#runs.delete(run);
       await this.#settle(fate, deferMs);
     }
   }

@@ -22,6 +22,18 @@ type Entry = StoredRecord & { readonly op: string };
 /** The shared data of one in-memory namespace. */
 class MemorySpace {
   readonly records = new Map<string, Entry>();
+  /** Every id, sorted; rebuilt lazily after inserts (deleted ids are skipped when read). */
+  #sorted: string[] | undefined;
+
+  sortedIds(): string[] {
+    this.#sorted ??= [...this.records.keys()].sort();
+    return this.#sorted;
+  }
+
+  inserted(): void {
+    this.#sorted = undefined;
+  }
+
   /** Liveness: lock id → state and the time (this process's clock) it may be forgotten. */
   readonly instances = new Map<string, { state: string; forgetAt: number }>();
   readonly wakeups = new EventEmitter();
@@ -36,7 +48,7 @@ const spaces = new Map<string, MemorySpace>();
 export class MemoryBackend implements StoreBackend {
   readonly capabilities: StoreCapabilities = Object.freeze({
     maxRecordBytes: 8 * 1024 * 1024,
-    sortedScan: false,
+    sortedScan: true,
     wakeups: true,
     multiProcess: false,
   });
@@ -70,6 +82,7 @@ export class MemoryBackend implements StoreBackend {
     if (this.#space.records.has(id)) return false;
     const { status, stack, info, op } = record;
     this.#space.records.set(id, { status, stack, info, op, reservation: null, deferUntil: 0 });
+    this.#space.inserted();
     if (record.status === Status.SUBMITTED) this.#space.wakeups.emit('work');
     return true;
   }
@@ -88,11 +101,16 @@ export class MemoryBackend implements StoreBackend {
   async tryReserve(
     id: FateId,
     reservation: Reservation,
+    start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
     const r = this.#space.records.get(id);
     if (!r) return 'absent';
     if (r.reservation && !sameReservation(r.reservation, reservation)) return 'held';
-    const reserved = { ...r, reservation: { lockId: reservation.lockId, uuid: reservation.uuid } };
+    const reserved = {
+      ...r,
+      ...(start && r.status === Status.SUBMITTED ? { status: Status.IN_PROGRESS } : {}),
+      reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
+    };
     this.#space.records.set(id, reserved);
     return toStored(reserved);
   }
@@ -132,30 +150,38 @@ export class MemoryBackend implements StoreBackend {
     return out;
   }
 
-  /** Reads every record (no sorted index here): the cost a hash scan has everywhere. */
+  /** Walks the ids in order from the range's start, as a sorted store's index would. */
   async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
     const now = this.now();
-    const due: Array<[string, string]> = [];
+    const sorted = this.#space.sortedIds();
+    const ids: string[] = [];
+    const ops: string[] = [];
     let itemsRead = 0;
     let nextDeferralAt: number | undefined;
-    for (const [id, r] of this.#space.records) {
+    let last: string | undefined;
+    for (let i = firstAtOrAfter(sorted, range?.start); i < sorted.length; i++) {
+      const id = sorted[i] as string;
+      if (range?.end !== undefined && id >= range.end) break;
+      const r = this.#space.records.get(id);
+      if (!r || r.reservation || !RUNNABLE_STATUSES.has(r.status as Status)) continue;
       itemsRead++;
-      if (!inRange(id, range) || r.reservation || !RUNNABLE_STATUSES.has(r.status as Status))
-        continue;
       if (r.deferUntil > now) {
         nextDeferralAt = Math.min(nextDeferralAt ?? r.deferUntil, r.deferUntil);
         continue;
       }
-      due.push([id, r.op]);
+      if (ids.length === limit) {
+        last = ids[ids.length - 1];
+        break;
+      }
+      ids.push(id);
+      ops.push(r.op);
     }
-    due.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-    const page = due.slice(0, limit);
     return {
-      ids: page.map(([id]) => id),
-      ops: page.map(([, op]) => op),
+      ids,
+      ops,
       itemsRead,
       ...(nextDeferralAt ? { nextDeferralAt } : {}),
-      ...(due.length > limit ? { last: page[page.length - 1]?.[0] as string } : {}),
+      ...(last !== undefined ? { last } : {}),
     };
   }
 
@@ -191,6 +217,19 @@ export class MemoryBackend implements StoreBackend {
       this.#space.wakeups.off('work', listener);
     };
   }
+}
+
+/** The index of the first id >= `start` (binary search). */
+function firstAtOrAfter(sorted: readonly string[], start: string | undefined): number {
+  if (start === undefined) return 0;
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < start) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function toStored(e: Entry): StoredRecord {

@@ -116,10 +116,16 @@ export interface StoreBackend {
   read(id: FateId): Promise<StoredRecord | undefined>;
   /**
    * Sets the reservation if the record exists and is unreserved, or is already held by
-   * exactly this reservation (a retry). Returns the record as reserved, or why not. Nothing
-   * else changes: status, stack, info and the stored deferral stay as they are.
+   * exactly this reservation (a retry). Returns the record as reserved, or why not. With
+   * `start` (an engine takes it to run), a SUBMITTED record also becomes IN_PROGRESS in the
+   * same step, saving the engine a write. Nothing else changes: other statuses, stack, info
+   * and the stored deferral stay as they are.
    */
-  tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'>;
+  tryReserve(
+    id: FateId,
+    reservation: Reservation,
+    start?: boolean,
+  ): Promise<StoredRecord | 'absent' | 'held'>;
   /** Applies `change` only if the stored reservation equals `reservation`; else false. */
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean>;
   /**

@@ -1,10 +1,16 @@
 import { inRange } from '../partition.js';
 import type { StoreBackend } from './backend.js';
 import { isReservation } from './codec.js';
-import { encodeInstanceState, LeaseObserver } from './lease-observer.js';
+import { decodeInstanceState, encodeInstanceState, LeaseObserver } from './lease-observer.js';
 import { instanceIdOf } from './lock-id.js';
 import type { ReservationLedger } from './reservation-ledger.js';
-import type { IdRange, LiveInstance, RegisterOptions, ReservationEntry } from './types.js';
+import type {
+  IdRange,
+  InstanceRecordView,
+  LiveInstance,
+  RegisterOptions,
+  ReservationEntry,
+} from './types.js';
 
 /** How the guard runs a backend call: open check and error mapping, with or without retries. */
 export interface BackendCaller {
@@ -26,13 +32,17 @@ export class ClientLiveness {
   #beat = 0;
   #group: string | undefined;
   #registered = false;
+  readonly #now: () => number;
 
+  /** `now` is the store's clock (stamped on records for people reading them). */
   constructor(
     lockId: string,
     timeoutMs: number,
     backend: BackendCaller,
     ledger: ReservationLedger,
+    now: () => number,
   ) {
+    this.#now = now;
     this.#lockId = lockId;
     this.#timeoutMs = timeoutMs;
     this.#backend = backend;
@@ -46,9 +56,13 @@ export class ClientLiveness {
     return this.#registered;
   }
 
-  /** Records stay at least this long after their last write; dead ones go after it. */
+  /**
+   * Records stay at least this long after their last write, and dead ones go after it:
+   * observers judge a holder by watching it, so a record that is gone is only "not
+   * renewing" — the ttl is housekeeping, not liveness.
+   */
   get #ttlMs(): number {
-    return Math.max(3 * this.#timeoutMs, 10_000);
+    return 3 * this.#timeoutMs;
   }
 
   async register(options: RegisterOptions = {}): Promise<void> {
@@ -61,6 +75,7 @@ export class ClientLiveness {
     const state = encodeInstanceState({
       beat: ++this.#beat,
       timeoutMs: this.#timeoutMs,
+      at: this.#now(),
       ...(this.#group !== undefined ? { group: this.#group } : {}),
     });
     try {
@@ -74,7 +89,7 @@ export class ClientLiveness {
 
   /** Writes the tombstone: observers judge this lock id gone at once. */
   async unregister(): Promise<void> {
-    const state = encodeInstanceState({ beat: ++this.#beat, gone: true });
+    const state = encodeInstanceState({ beat: ++this.#beat, gone: true, at: this.#now() });
     await this.#backend.call('unregisterInstance', (b) =>
       b.heartbeat(this.#lockId, state, this.#ttlMs),
     );
@@ -136,6 +151,31 @@ export class ClientLiveness {
       if (ok) released.push({ id, reservation: entry.reservation });
     }
     return released;
+  }
+
+  /**
+   * Every liveness record as it reads now, for people: when each last wrote (store clock)
+   * and whether that is within its timeout. Judging is `liveInstances`' job, not this.
+   */
+  async records(): Promise<InstanceRecordView[]> {
+    const records = await this.#backend.call('instances', (b) => b.instances());
+    const now = this.#now();
+    return records
+      .map(({ lockId, state }) => {
+        const s = decodeInstanceState(state);
+        const timeoutMs = s?.timeoutMs ?? this.#timeoutMs;
+        const ago = s?.at !== undefined ? Math.max(0, now - s.at) : undefined;
+        return {
+          lockId,
+          instanceId: instanceIdOf(lockId),
+          ...(s?.group !== undefined ? { group: s.group } : {}),
+          gone: s?.gone === true,
+          timeoutMs,
+          ...(ago !== undefined ? { lastHeartbeatMsAgo: ago } : {}),
+          current: s?.gone !== true && ago !== undefined && ago < timeoutMs,
+        };
+      })
+      .sort((a, b) => (a.lockId < b.lockId ? -1 : a.lockId > b.lockId ? 1 : 0));
   }
 
   async reservations(range?: IdRange): Promise<ReservationEntry[]> {

@@ -2,8 +2,11 @@ import type { FateId } from '../ids.js';
 import type { StoreCapabilities } from './capabilities.js';
 import type { FateStore } from './fate-store.js';
 import type {
+  AgeOffOptions,
+  AgeOffResult,
   FateView,
   IdRange,
+  InstanceRecordView,
   ListFilter,
   LiveInstance,
   RegisterOptions,
@@ -13,6 +16,7 @@ import type {
   ScanResult,
   SeedRequest,
   SeedResult,
+  TryReserveOptions,
   TxSummary,
 } from './types.js';
 
@@ -53,12 +57,18 @@ export interface FatesStore {
    * retried with the same reservation; if the outcome stays unknown the call fails and the
    * reservation, if it was stored, is released in the background.
    */
-  tryReserve(id: FateId): Promise<FateStore | undefined>;
+  tryReserve(id: FateId, options?: TryReserveOptions): Promise<FateStore | undefined>;
   /**
    * Waits until `id` can be reserved. An absent id is `FATE_NOT_FOUND` at once; the
    * signal gives `FATE_ABORTED`, the timeout `FATE_TIMEOUT`.
    */
   reserve(id: FateId, options?: ReserveOptions): Promise<FateStore>;
+  /**
+   * Deletes `id` in any status (admin), even when its stored status cannot be decoded, so
+   * no handle can be made for it. Waits for the reservation as `reserve` does, with the
+   * same errors; the delete is a fenced write under that reservation.
+   */
+  forceDelete(id: FateId, options?: ReserveOptions): Promise<void>;
 
   /** A snapshot; an absent id reads UNKNOWN with an empty stack and no info. */
   read(id: FateId): Promise<FateView>;
@@ -79,6 +89,11 @@ export interface FatesStore {
   heartbeat(): Promise<void>;
   /** Instances this client has observed live (renewing), sorted by lock id. */
   liveInstances(): Promise<LiveInstance[]>;
+  /**
+   * Every liveness record as it reads now, with its last heartbeat's age by the store's
+   * clock: for people and admin tools reading once (liveness itself is judged by watching).
+   */
+  instanceRecords(): Promise<InstanceRecordView[]>;
   /** True while `id` (a lock id, or an instance id: any of its incarnations) looks live. */
   isAlive(id: string): Promise<boolean>;
   /**
@@ -91,6 +106,12 @@ export interface FatesStore {
    * handle of this client holds (left by a lost reply, or by a store that lost a release).
    */
   releaseOrphans(): Promise<ReservationEntry[]>;
+
+  /**
+   * Deletes finished transactions older than their retention (an age-off stamp in each, no
+   * state in memory); stamps those finished without one. One sweep, at most `limit` changes.
+   */
+  ageOff(options?: AgeOffOptions): Promise<AgeOffResult>;
 
   /**
    * Calls `listener` when another client seeds work (only where

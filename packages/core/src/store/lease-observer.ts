@@ -13,6 +13,11 @@ export interface InstanceState {
   readonly group?: string;
   /** Written once by a clean close: the instance holds nothing any more. */
   readonly gone?: true;
+  /**
+   * When it was written, by the store's clock as the writer knew it: for people reading a
+   * listing once (an admin tool), never for judging liveness.
+   */
+  readonly at?: number;
 }
 
 export function encodeInstanceState(state: InstanceState): string {

@@ -233,13 +233,29 @@ export class ReservedFate implements FateStore {
 
   /** Applies the changes to a copy of the cached state, checking each precondition. */
   #draft(changes: readonly TxChange[]): Draft {
+    // Stack and info are copied only when a change touches them, and encoded once at the
+    // end however many changes touched them: a commit is on every step's path.
     const d: Draft = {
       status: this.#status,
       stackText: this.#stackText,
       infoText: this.#infoText,
-      ...(this.#stack ? { stack: [...this.#stack] } : {}),
-      ...(this.#info ? { info: { ...this.#info } } : {}),
       deferMs: 0,
+    };
+    let stackChanged = false;
+    let infoChanged = false;
+    const stack = (): StepData[] => {
+      if (!stackChanged) {
+        d.stack = [...(this.#stack ?? decodeStack(this.id, this.#stackText))];
+        stackChanged = true;
+      }
+      return d.stack as StepData[];
+    };
+    const info = (): TxInfo => {
+      if (!infoChanged) {
+        d.info = { ...(this.#info ?? decodeInfo(this.id, this.#infoText)) };
+        infoChanged = true;
+      }
+      return d.info as TxInfo;
     };
     for (const change of changes) {
       if (d.end) throw invalidArgument(`nothing may follow ${d.end} in one commit`);
@@ -253,33 +269,27 @@ export class ReservedFate implements FateStore {
         case 'push': {
           const step = checkStep(change.step);
           this.#requireStatus(d.status, ALLOWED.push, 'push');
-          d.stack ??= decodeStack(this.id, d.stackText);
-          if (d.stack.length >= MAX_STACK_DEPTH) {
+          if (stack().length >= MAX_STACK_DEPTH) {
             throw new FateError(
               FateErrorCode.STACK_OVERFLOW,
               `${this.id} already has ${MAX_STACK_DEPTH} steps`,
             );
           }
-          d.stack.push(step);
-          d.stackText = encodeJson('stack', d.stack);
+          stack().push(step);
           break;
         }
         case 'pop':
           this.#requireStatus(d.status, ALLOWED.pop, 'pop');
-          d.stack ??= decodeStack(this.id, d.stackText);
-          if (d.stack.length === 0) {
+          if (stack().length === 0) {
             throw new FateError(FateErrorCode.STACK_EMPTY, `${this.id} has no step to pop`);
           }
-          d.stack.pop();
-          d.stackText = encodeJson('stack', d.stack);
+          stack().pop();
           break;
         case 'setInfo': {
           const key = checkInfoKey(change.key);
           if (change.value !== undefined) checkJson(`info ${key}`, change.value);
-          d.info ??= decodeInfo(this.id, d.infoText);
-          if (change.value === undefined) delete d.info[key];
-          else (d.info as Record<string, unknown>)[key] = change.value;
-          d.infoText = encodeJson(`info ${key}`, d.info);
+          if (change.value === undefined) delete info()[key];
+          else (info() as Record<string, unknown>)[key] = change.value;
           break;
         }
         case 'delete':
@@ -297,13 +307,22 @@ export class ReservedFate implements FateStore {
           throw invalidArgument(`unknown change: ${JSON.stringify(change)}`);
       }
     }
+    if (d.end !== 'delete') {
+      if (stackChanged) d.stackText = encodeJson('stack', d.stack);
+      if (infoChanged) d.infoText = encodeJson('info', d.info);
+    }
+    if (!stackChanged && this.#stack) d.stack = this.#stack;
+    if (!infoChanged && this.#info) d.info = this.#info;
     return d;
   }
 
   #toWrite(d: Draft): RecordWrite {
     if (d.end === 'delete') return { delete: true };
-    const size = Buffer.byteLength(d.stackText) + Buffer.byteLength(d.infoText);
-    if (size > this.#host.maxRecordBytes) {
+    const limit = this.#host.maxRecordBytes;
+    // a UTF-16 code unit is at most 3 UTF-8 bytes: most records need no byte count at all
+    const small = (d.stackText.length + d.infoText.length) * 3 <= limit;
+    const size = small ? 0 : Buffer.byteLength(d.stackText) + Buffer.byteLength(d.infoText);
+    if (size > limit) {
       throw new FateError(
         FateErrorCode.PAYLOAD_TOO_LARGE,
         `${this.id} would store ${size} bytes; this backend's limit is ${this.#host.maxRecordBytes}`,

@@ -14,15 +14,22 @@ const PAUSES_MS = [20, 100, 400] as const;
  * contract promises this for insert, tryReserve, write and clearReservation). `onRetry`
  * runs before each repeat, so the caller knows a later answer may be the repeat's.
  */
-export async function retryUnknown<T>(call: () => Promise<T>, onRetry?: () => void): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
+export function retryUnknown<T>(call: () => Promise<T>, onRetry?: () => void): Promise<T> {
+  // the usual answer comes first time: no loop, no extra await on that path
+  return call().catch((err: unknown) => repeat(err, call, onRetry));
+}
+
+async function repeat<T>(first: unknown, call: () => Promise<T>, onRetry?: () => void): Promise<T> {
+  let err = first;
+  for (const pause of PAUSES_MS) {
+    if (!isFateError(err, FateErrorCode.STORE_UNAVAILABLE)) throw err;
+    onRetry?.();
+    await sleep(pause);
     try {
       return await call();
-    } catch (err) {
-      const pause = PAUSES_MS[attempt];
-      if (pause === undefined || !isFateError(err, FateErrorCode.STORE_UNAVAILABLE)) throw err;
-      onRetry?.();
-      await sleep(pause);
+    } catch (next) {
+      err = next;
     }
   }
+  throw err;
 }

@@ -33,8 +33,10 @@ export interface TxInfo {
   returnValue?: JsonValue;
   /** Creation time, epoch ms. */
   created?: number;
-  /** Age-off mark: epoch ms at which a finished status was first seen. */
+  /** Age-off stamp: when it finished (store clock, epoch ms), or was first seen finished. */
   ageOff?: number;
+  /** How long to keep it once finished, ms (set at seed); else the engine's retention. */
+  retainMs?: number;
   key?: FateKey;
 }
 
@@ -48,6 +50,7 @@ export const INFO_KEYS: readonly InfoKey[] = [
   'returnValue',
   'created',
   'ageOff',
+  'retainMs',
   'key',
 ];
 
@@ -87,6 +90,23 @@ export interface SeedRequest {
   readonly opName: string;
   readonly key?: FateKey;
   readonly autoClean?: boolean;
+  /** How long to keep it once finished, ms; default: the age-off sweep's retention. */
+  readonly retainMs?: number;
+}
+
+/** How `ageOff` sweeps. */
+export interface AgeOffOptions {
+  /** Keep finished transactions this long (store clock), ms. Default 7 days. */
+  readonly retentionMs?: number;
+  /** Most transactions stamped or deleted in one call. Default 1,000. */
+  readonly limit?: number;
+}
+
+/** What one `ageOff` sweep did. */
+export interface AgeOffResult {
+  /** Finished transactions that had no age-off stamp and got one. */
+  readonly stamped: number;
+  readonly deleted: number;
 }
 
 export interface SeedResult {
@@ -134,12 +154,34 @@ export interface RegisterOptions {
   readonly group?: string;
 }
 
+/** A liveness record as it reads now (`FatesStore.instanceRecords`), for people. */
+export interface InstanceRecordView {
+  readonly lockId: string;
+  readonly instanceId: string;
+  readonly group?: string;
+  /** It closed cleanly: it holds nothing. */
+  readonly gone: boolean;
+  readonly timeoutMs: number;
+  /** Since its last heartbeat, by the store's clock (as the writer and this client know it). */
+  readonly lastHeartbeatMsAgo?: number;
+  /** Its last heartbeat is within its timeout. A hint for a listing, not a judgement. */
+  readonly current: boolean;
+}
+
 /** An instance this client has observed live. */
 export interface LiveInstance {
   readonly lockId: string;
   readonly instanceId: string;
   /** The engine's membership group; undefined for a plain client. */
   readonly group?: string;
+}
+
+export interface TryReserveOptions {
+  /**
+   * Taken to run (engines): a SUBMITTED transaction becomes IN_PROGRESS with the
+   * reservation, in one write, as the first step is about to run.
+   */
+  readonly start?: boolean;
 }
 
 export interface ReserveOptions {

@@ -1,0 +1,93 @@
+import {
+  FateError,
+  FateErrorCode,
+  type FateId,
+  type FateStore,
+  type FatesStore,
+  type InstanceRecordView,
+  idAfter,
+  isFateError,
+  type Reservation,
+} from '@fate/core';
+import { duration } from './format.js';
+
+/** How long admin commands wait for a transaction another client holds. */
+export const ADMIN_RESERVE_TIMEOUT_MS = 10_000;
+
+/** What the store's liveness records say about holders, for people. */
+export class Holders {
+  readonly #records: Map<string, InstanceRecordView>;
+
+  private constructor(records: readonly InstanceRecordView[]) {
+    this.#records = new Map(records.map((r) => [r.lockId, r]));
+  }
+
+  static async read(store: FatesStore): Promise<Holders> {
+    return new Holders(await store.instanceRecords());
+  }
+
+  /** Its last heartbeat is within its timeout (a hint read once, not a judgement). */
+  current(lockId: string): boolean {
+    return this.#records.get(lockId)?.current === true;
+  }
+
+  /** `w1@9f2c… (live, heartbeat 0.3 s ago)`, `(closed)`, `(no heartbeat for 12 s)`, … */
+  describe(reservation: Reservation | undefined): string {
+    if (!reservation) return '-';
+    const r = this.#records.get(reservation.lockId);
+    let state: string;
+    if (!r) state = 'no liveness record';
+    else if (r.gone) state = 'closed';
+    else if (r.lastHeartbeatMsAgo === undefined) state = 'no heartbeat time';
+    else if (r.current) state = `live, heartbeat ${duration(r.lastHeartbeatMsAgo)} ago`;
+    else state = `no heartbeat for ${duration(r.lastHeartbeatMsAgo)}`;
+    return `${reservation.lockId} (${state})`;
+  }
+}
+
+/**
+ * Reserves `id` for an admin change. While another client holds it, this client watches
+ * that holder (`clearDeadReservations` on just this id): a dead holder is cleared as soon
+ * as it has been seen not to renew for its own timeout, so the change does not wait for
+ * anyone else's cleaner; a live one is waited for, up to the admin timeout, and then named.
+ */
+export async function adminReserve(store: FatesStore, id: FateId): Promise<FateStore> {
+  return whileHeld(store, id, () => store.tryReserve(id));
+}
+
+/** `forceDelete` for an admin: clears a dead holder first, as `adminReserve` does. */
+export async function adminForceDelete(store: FatesStore, id: FateId): Promise<void> {
+  await whileHeld(store, id, async () => {
+    try {
+      await store.forceDelete(id, { timeoutMs: 0 });
+      return true;
+    } catch (err) {
+      if (isFateError(err, FateErrorCode.TIMEOUT)) return undefined;
+      throw err;
+    }
+  });
+}
+
+async function whileHeld<T>(
+  store: FatesStore,
+  id: FateId,
+  attempt: () => Promise<T | undefined>,
+): Promise<T> {
+  const deadline = performance.now() + ADMIN_RESERVE_TIMEOUT_MS;
+  const only = { start: id, ...(idAfter(id) ? { end: idAfter(id) as string } : {}) };
+  for (;;) {
+    const done = await attempt();
+    if (done !== undefined) return done;
+    const view = await store.read(id);
+    if (!view.reservation) continue; // released meanwhile
+    if (performance.now() >= deadline) {
+      const holders = await Holders.read(store);
+      throw new FateError(
+        FateErrorCode.TIMEOUT,
+        `${id} stayed held by ${holders.describe(view.reservation)} for ${duration(ADMIN_RESERVE_TIMEOUT_MS)}; try again when it lets go`,
+      );
+    }
+    await store.clearDeadReservations(only);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

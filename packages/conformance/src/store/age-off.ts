@@ -1,0 +1,78 @@
+import { type FateId, type FatesStore, Status } from '@fate/core';
+import { describe, expect, it } from 'vitest';
+import type { ConformanceTarget } from '../fixture.js';
+import { step, useFixture } from './context.js';
+
+const HOUR = 60 * 60 * 1_000;
+
+/** A finished transaction, stamped as finished `ago` ms before the store's now (or unstamped). */
+async function finished(
+  store: FatesStore,
+  status: Status,
+  ago: number | undefined,
+  retainMs?: number,
+): Promise<FateId> {
+  const { id } = await store.seed({
+    step: step(),
+    opName: 'op',
+    ...(retainMs !== undefined ? { retainMs } : {}),
+  });
+  const h = await store.reserve(id);
+  await h.commit([
+    { op: 'setStatus', status },
+    ...(ago !== undefined
+      ? [{ op: 'setInfo' as const, key: 'ageOff' as const, value: store.now() - ago }]
+      : []),
+    { op: 'unreserve' },
+  ]);
+  return id;
+}
+
+export function ageOffTests(target: ConformanceTarget): void {
+  describe('age-off of finished transactions', () => {
+    const ctx = useFixture(target);
+
+    it('deletes finished transactions past their retention, keeps the rest', async () => {
+      const store = ctx.store;
+      const old = await finished(store, Status.SUCCESSFUL, 2 * HOUR);
+      const oldFailed = await finished(store, Status.FAILED, 2 * HOUR);
+      const young = await finished(store, Status.SUCCESSFUL, 10);
+      const keptLonger = await finished(store, Status.SUCCESSFUL, 2 * HOUR, 3 * HOUR);
+      const shortLived = await finished(store, Status.FAILED, 10 * 60_000, 60_000);
+      const running = await store.seed({ step: step(), opName: 'op' });
+      const held = await finished(store, Status.SUCCESSFUL, 2 * HOUR);
+      const holder = await store.reserve(held);
+      expect(await store.ageOff({ retentionMs: HOUR })).toEqual({ stamped: 0, deleted: 3 });
+      const left = (await store.list()).map((t) => t.id).sort();
+      expect(left).toEqual([young, keptLonger, running.id, held].sort());
+      for (const gone of [old, oldFailed, shortLived]) {
+        expect((await store.read(gone)).status).toBe(Status.UNKNOWN);
+      }
+      await holder.unreserve();
+    });
+
+    it('stamps finished transactions that have no stamp, and ages them off from then', async () => {
+      const id = await finished(ctx.store, Status.SUCCESSFUL, undefined);
+      const before = ctx.store.now();
+      expect(await ctx.store.ageOff({ retentionMs: 0 })).toEqual({ stamped: 1, deleted: 0 });
+      const stamp = (await ctx.store.read(id)).info.ageOff ?? 0;
+      expect(stamp).toBeGreaterThanOrEqual(before - 1_000);
+      expect(await ctx.store.ageOff({ retentionMs: HOUR })).toEqual({ stamped: 0, deleted: 0 });
+      expect(await ctx.store.ageOff({ retentionMs: 0 })).toEqual({ stamped: 0, deleted: 1 });
+      expect(await ctx.store.list()).toEqual([]);
+    });
+
+    it('refuses a bad retention or seed retainMs and changes nothing', async () => {
+      await finished(ctx.store, Status.SUCCESSFUL, 2 * HOUR);
+      for (const bad of [-1, 1.5, Number.NaN]) {
+        await expect(ctx.store.ageOff({ retentionMs: bad })).rejects.toMatchObject({
+          code: 'FATE_INVALID_ARGUMENT',
+        });
+        await expect(
+          ctx.store.seed({ step: step(), opName: 'op', retainMs: bad }),
+        ).rejects.toMatchObject({ code: 'FATE_INVALID_ARGUMENT' });
+      }
+      expect(await ctx.store.list()).toHaveLength(1);
+    });
+  });
+}
