@@ -2,10 +2,12 @@ import {
   type BackendScan,
   type FateId,
   type IdRange,
+  type InstanceRecord,
   type NewRecord,
   type RecordWrite,
   type Reservation,
-  Status,
+  type ReservationFilter,
+  type Status,
   type StoreBackend,
   type StoreCapabilities,
   type StoredRecord,
@@ -13,6 +15,7 @@ import {
 } from '@fate/core';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
+import { ZkInserter } from './zk-insert.js';
 import { ZkLayout } from './zk-layout.js';
 import { ZkLiveness } from './zk-liveness.js';
 import { MARKER_GRACE_MS } from './zk-markers.js';
@@ -21,14 +24,15 @@ import { ENVELOPE_RESERVE, isUnreadable } from './zk-record.js';
 import { ZkRecords } from './zk-records.js';
 import { ZkReservationIndex } from './zk-reserved.js';
 import { isRunnableStatus, ZkRunnableIndex } from './zk-runnable.js';
+import { openTree } from './zk-setup.js';
 import { ZkWakeups } from './zk-wakeups.js';
 
 /**
  * The ZooKeeper backend: one znode per transaction under 256 buckets by id prefix, every
  * change a compare-and-set on the znode version (the npm client has no multi-op), fenced
  * on the stored reservation; marker indexes of runnable and of reserved records, so scans
- * and the dead-reservation cleaner read only those; ephemeral liveness nodes with leases;
- * wake-ups through one watched znode. See `ZkLayout` for the tree.
+ * and the dead-reservation cleaners read only those; liveness records judged by the
+ * servers' clock (mtime); wake-ups through one watched znode. See `ZkLayout` for the tree.
  *
  * @example
  * const store = await openStore('zk://zk1:2181,zk2:2181/app/fate?sessionTimeout=10000');
@@ -43,6 +47,7 @@ export class ZkBackend implements StoreBackend {
   readonly #reserved: ZkReservationIndex;
   readonly #liveness: ZkLiveness;
   readonly #wakeups: ZkWakeups;
+  readonly #inserter: ZkInserter;
 
   constructor(config: ResolvedZkConfig) {
     this.config = config;
@@ -59,36 +64,32 @@ export class ZkBackend implements StoreBackend {
     this.#reserved = new ZkReservationIndex(this.#client, this.#layout, this.#records);
     this.#liveness = new ZkLiveness(this.#client, this.#layout);
     this.#wakeups = new ZkWakeups(this.#client, this.#layout.wakeup);
+    this.#inserter = new ZkInserter(this.#client, this.#records, this.#runnable, this.#wakeups);
   }
 
-  /** Connects and creates the chroot and the top-level nodes where missing. */
+  /** Connects, calibrates the clock and lays out the tree where it is missing. */
   async open(): Promise<void> {
     await this.#client.session();
-    if (await this.#client.exists(this.#layout.wakeup)) return;
-    await this.#client.mkdirp(this.#layout.root);
-    for (const path of this.#layout.skeleton) await this.#client.create(path, '', 0);
+    await openTree(this.#client, this.#layout, this.#records, this.#reserved);
   }
 
-  /** Ends the session: its ephemeral liveness nodes go with it. */
+  /** Ends the session. Liveness records are not ephemeral: they outlive it for their ttl. */
   async close(): Promise<void> {
     this.#wakeups.close();
     await this.#client.close();
   }
 
+  /** The servers' clock as this client estimates it: at most a round trip behind. */
+  now(): number {
+    return this.#client.clock.now();
+  }
+
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
-    const stored: StoredRecord = { ...record, reservation: null, deferUntil: 0 };
-    const data = this.#records.encode(id, stored);
-    const runnable = isRunnableStatus(record.status);
-    const touchedAt = Date.now();
-    if (runnable) await this.#runnable.touch(id);
-    if (!(await this.#records.create(id, data))) return false;
-    if (runnable) await this.#retouchIfSlow(touchedAt, () => this.#runnable.touch(id));
-    if (record.status === Status.SUBMITTED) {
-      // The record is stored: a lost wake-up only delays other clients to their next scan,
-      // while failing here would make the caller seed the work twice.
-      await this.#wakeups.publish().catch(() => undefined);
-    }
-    return true;
+    return (await this.#inserter.insertMany([{ id, record }]))[0] === true;
+  }
+
+  insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
+    return this.#inserter.insertMany(records);
   }
 
   async read(id: FateId): Promise<StoredRecord | undefined> {
@@ -121,12 +122,12 @@ export class ZkBackend implements StoreBackend {
         // retry touches again, as a repair may have judged the first touch stale.
         beforeWrite: async () => {
           await this.#reserved.touch(id, reservation);
-          touchedAt = Date.now();
+          touchedAt = performance.now();
         },
         // Free in this client's cache (a scan just read it): the marker's create goes out
         // right before the record write, in one round trip.
         pairedWrite: () => {
-          touchedAt = Date.now();
+          touchedAt = performance.now();
           return this.#reserved.create(id, reservation);
         },
       },
@@ -162,8 +163,10 @@ export class ZkBackend implements StoreBackend {
             stack: change.stack ?? r.stack,
             info: change.info ?? r.info,
             reservation: change.release ? null : r.reservation,
-            deferUntil: change.release ? change.release.deferUntil : r.deferUntil,
+            deferUntil: change.release ? 0 : r.deferUntil,
           },
+          // Counted from this write's own mtime: the servers' clock, no estimate.
+          ...(change.release ? { deferMs: change.release.deferMs } : {}),
         };
       },
       {
@@ -171,7 +174,7 @@ export class ZkBackend implements StoreBackend {
           // Becoming runnable: the marker must exist before the record says so.
           if (next && isRunnableStatus(next.status) && !isRunnableStatus(current.record.status)) {
             await this.#runnable.touch(id);
-            touchedAt = Date.now();
+            touchedAt = performance.now();
           }
         },
         alongWrite: (current, next) =>
@@ -216,25 +219,23 @@ export class ZkBackend implements StoreBackend {
     return statuses ? all.filter(({ record }) => statuses.has(record.status as Status)) : all;
   }
 
-  scanRunnable(range: IdRange | undefined, now: number): Promise<BackendScan> {
-    return this.#runnable.scan(range, now);
+  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
+    return this.#runnable.scan(range, limit);
   }
 
-  /** The reserved records, found through the reservation markers. */
-  reservations(): Promise<Array<{ id: string; reservation: Reservation }>> {
-    return this.#reserved.list();
+  /** The reserved records, found through the reservation markers of the filter's buckets. */
+  reservations(
+    filter?: ReservationFilter,
+  ): Promise<Array<{ id: string; reservation: Reservation }>> {
+    return this.#reserved.list(filter);
   }
 
-  heartbeat(instanceId: string, timeoutMs: number): Promise<void> {
-    return this.#liveness.heartbeat(instanceId, timeoutMs);
+  heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
+    return this.#liveness.heartbeat(lockId, state, ttlMs);
   }
 
-  removeInstance(instanceId: string): Promise<void> {
-    return this.#liveness.remove(instanceId);
-  }
-
-  liveInstances(now: number): Promise<string[]> {
-    return this.#liveness.live(now);
+  instances(): Promise<InstanceRecord[]> {
+    return this.#liveness.instances();
   }
 
   subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
@@ -255,6 +256,6 @@ export class ZkBackend implements StoreBackend {
 
   /** A writer slower than half the grace period touches its marker again after writing. */
   async #retouchIfSlow(touchedAt: number, touch: () => Promise<void>): Promise<void> {
-    if (Date.now() - touchedAt > MARKER_GRACE_MS / 2) await touch();
+    if (performance.now() - touchedAt > MARKER_GRACE_MS / 2) await touch();
   }
 }

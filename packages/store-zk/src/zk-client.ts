@@ -1,7 +1,9 @@
 import { FateError, FateErrorCode } from '@fate/core';
+import { localNow, ZkClock } from './zk-clock.js';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { failure, unavailable } from './zk-errors.js';
 import {
+  millis,
   type NativeZk,
   nativeZooKeeper,
   Rc,
@@ -18,8 +20,14 @@ const WATCHDOG_MS = 100;
  * the binding gave up on it) the next request opens a new one and `onNewSession` hooks
  * run, so watches can be set again; ephemeral nodes are recreated by their owners.
  * Every request is bounded by `operationTimeoutMs` and fails as `FATE_STORE_UNAVAILABLE`.
+ *
+ * A request made while a session is up is sent at once, before the call returns, so the
+ * requests a caller makes one after the other reach the server, and are applied, in that
+ * order (ZooKeeper keeps one session's order): a pipeline keeps the order of its parts.
  */
 export class ZkClient {
+  /** The servers' clock, estimated from the mtime of every `set` this client makes. */
+  readonly clock = new ZkClock();
   readonly #config: ResolvedZkConfig;
   #zk: NativeZk | undefined;
   #opening: Promise<NativeZk> | undefined;
@@ -123,9 +131,9 @@ export class ZkClient {
    */
   #watch(): void {
     if (this.#watchdog) return;
-    let last = Date.now();
+    let last = performance.now();
     this.#watchdog = setInterval(() => {
-      const now = Date.now();
+      const now = performance.now();
       const frozen = now - last;
       last = now;
       const zk = this.#zk;
@@ -159,13 +167,23 @@ export class ZkClient {
     setImmediate(() => zk.close());
   }
 
-  /** Sends one request and resolves with its result code and results, within the timeout. */
-  async #request<T extends unknown[]>(
+  /** Sends one request (at once when a session is up) and resolves with its result code. */
+  #request<T extends unknown[]>(
     what: string,
     path: string,
     send: (zk: NativeZk, cb: RcCallback<T>) => number,
   ): Promise<{ rc: number; result: T }> {
-    const zk = await this.session();
+    const zk = this.#zk;
+    if (zk && !this.#closed) return this.#send(zk, what, path, send);
+    return this.session().then((z) => this.#send(z, what, path, send));
+  }
+
+  #send<T extends unknown[]>(
+    zk: NativeZk,
+    what: string,
+    path: string,
+    send: (zk: NativeZk, cb: RcCallback<T>) => number,
+  ): Promise<{ rc: number; result: T }> {
     const { operationTimeoutMs } = this.#config;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -249,16 +267,23 @@ export class ZkClient {
     throw failure('create', path, rc);
   }
 
-  /** Sets data if the node is at `version` (-1: any); the new stat, or why not. */
+  /**
+   * Sets data if the node is at `version` (-1: any); the new stat, or why not. The new
+   * stat's mtime calibrates `clock`.
+   */
   async set(
     path: string,
     data: Buffer | string,
     version: number,
   ): Promise<ZkStat | 'badversion' | 'nonode'> {
+    const sentAt = localNow();
     const { rc, result } = await this.#request<[ZkStat]>('set', path, (zk, cb) =>
       zk.a_set(path, data, version, cb),
     );
-    if (rc === Rc.OK) return result[0];
+    if (rc === Rc.OK) {
+      this.clock.sample(sentAt, millis(result[0].mtime));
+      return result[0];
+    }
     if (rc === Rc.BADVERSION) return 'badversion';
     if (rc === Rc.NONODE) return 'nonode';
     throw failure('set', path, rc);

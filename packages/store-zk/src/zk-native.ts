@@ -55,6 +55,11 @@ export const Rc = {
   CLOSING: -116,
 } as const;
 
+/** A stat time (the binding gives a `Date`) as epoch ms. */
+export function millis(t: Date | number): number {
+  return typeof t === 'number' ? t : t.getTime();
+}
+
 /** Node creation flags. */
 export const CreateFlag = { PERSISTENT: 0, EPHEMERAL: 1 } as const;
 

@@ -9,7 +9,8 @@ import type { ZkClient } from './zk-client.js';
 import { bucketsFor, MARKER_BUCKETS, markerBucketOf, type ZkLayout } from './zk-layout.js';
 import { removeMarker, repairMarker, touchMarker } from './zk-markers.js';
 import type { ZkStat } from './zk-native.js';
-import { PIPELINE_DEPTH, pipelined, type ZkRecords } from './zk-records.js';
+import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
+import type { ZkRecords } from './zk-records.js';
 
 /** True for the statuses work finders pick up. */
 export function isRunnableStatus(status: string): boolean {
@@ -42,6 +43,14 @@ export class ZkRunnableIndex {
     );
   }
 
+  /**
+   * Creates the marker with one request, sent at once: an insert sends it right before
+   * the record's create. Anything but 'ok' calls for a `touch` after.
+   */
+  create(id: string): Promise<'ok' | 'exists' | 'nonode'> {
+    return this.#client.create(this.#layout.marker(id), '', 0);
+  }
+
   /** The marker's stat, read right behind the write that makes `id` not runnable. */
   stat(id: string): Promise<ZkStat | undefined> {
     return this.#client.exists(this.#layout.marker(id));
@@ -53,11 +62,14 @@ export class ZkRunnableIndex {
   }
 
   /**
-   * Runnable ids of `range`: lists the marker buckets of the range, reads the marked records
-   * (pipelined) and keeps the unreserved, undeferred ones with a runnable status. Markers of
-   * records that are gone or not runnable are repaired on the way.
+   * One page of runnable ids of `range`, ascending: lists the marker buckets of the range,
+   * then reads the marked records in id order (a window at a time, pipelined) until
+   * `limit` are found, keeping the unreserved ones with a runnable status whose deferral
+   * is due by the servers' clock. Markers of records that are gone or not runnable are
+   * repaired on the way. Each found record is kept in the cache: reserving it next costs
+   * one round trip.
    */
-  async scan(range: IdRange | undefined, now: number): Promise<BackendScan> {
+  async scan(range: IdRange | undefined, limit: number): Promise<BackendScan> {
     const buckets = bucketsFor(range, MARKER_BUCKETS);
     const lists = await pipelined(buckets, PIPELINE_DEPTH, (b) =>
       this.#client.children(this.#layout.markerBucket(b)),
@@ -69,30 +81,51 @@ export class ZkRunnableIndex {
       for (const id of names ?? []) if (inRange(id, range)) candidates.push(id);
     }
     candidates.sort();
-    const read = await pipelined(candidates, PIPELINE_DEPTH, (id) => this.#records.read(id));
-    itemsRead += candidates.length;
 
+    const now = this.#client.clock.now();
     const ids: string[] = [];
+    const ops: string[] = [];
     const stale: Array<{ id: string; recordStat?: ZkStat }> = [];
     let nextDeferralAt: number | undefined;
-    candidates.forEach((id, i) => {
-      const r = read[i];
-      if (!r || !isRunnableStatus(r.record.status)) {
-        stale.push({ id, ...(r ? { recordStat: r.stat } : {}) });
-        return;
+    let last: string | undefined;
+    for (let at = 0; at < candidates.length && ids.length < limit; ) {
+      // Most marked records are runnable: read about as many as the page still needs.
+      const size = Math.min(PIPELINE_DEPTH, Math.max(limit - ids.length, 8));
+      const window = candidates.slice(at, at + size);
+      at += window.length;
+      const read = await pipelined(window, PIPELINE_DEPTH, (id) => this.#records.read(id));
+      itemsRead += window.length;
+      for (const [i, id] of window.entries()) {
+        const r = read[i];
+        if (!r || !isRunnableStatus(r.record.status)) {
+          stale.push({ id, ...(r ? { recordStat: r.stat } : {}) });
+          continue;
+        }
+        if (r.record.reservation) continue;
+        if (r.record.deferUntil > now) {
+          nextDeferralAt = Math.min(nextDeferralAt ?? r.record.deferUntil, r.record.deferUntil);
+          continue;
+        }
+        ids.push(id);
+        ops.push(r.op);
+        this.#records.sawFree(id, r);
+        if (ids.length === limit) {
+          // Ids after it (read or not) are examined again by the next page.
+          if (id !== candidates.at(-1)) last = id;
+          break;
+        }
       }
-      if (r.record.reservation) return;
-      if (r.record.deferUntil > now) {
-        nextDeferralAt = Math.min(nextDeferralAt ?? r.record.deferUntil, r.record.deferUntil);
-        return;
-      }
-      ids.push(id);
-      this.#records.sawFree(id, r);
-    });
+    }
     await pipelined(stale, PIPELINE_DEPTH, (s) =>
       repairMarker(this.#client, this.#layout.marker(s.id), s.recordStat, false),
     );
     itemsRead += stale.length;
-    return { ids, itemsRead, ...(nextDeferralAt ? { nextDeferralAt } : {}) };
+    return {
+      ids,
+      ops,
+      itemsRead,
+      ...(nextDeferralAt !== undefined ? { nextDeferralAt } : {}),
+      ...(last !== undefined ? { last } : {}),
+    };
   }
 }

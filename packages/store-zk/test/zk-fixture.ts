@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
-import { createFatesStore, type FatesStore, openStore } from '@fate/core';
+import { type FatesStore, openStore } from '@fate/core';
 import { createStoreBackend, parseZkUrl, type ZkBackend } from '@fate/store-zk';
 import ZooKeeper from 'zookeeper';
 
@@ -40,9 +40,9 @@ export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
 }
 
 /**
- * One conformance fixture: a fresh chroot `/fate-test-<uuid>` on the service; every `open`
- * is a new client with its own session; `corrupt` goes through an admin backend on the same
- * chroot; `destroy` removes the chroot.
+ * One conformance fixture: a fresh chroot `/fate-test-<uuid>` on the service; every
+ * `backend()` is a new client with its own session; `corrupt` goes through an admin
+ * backend on the same chroot; `destroy` removes the chroot.
  */
 export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
   const chroot = `/fate-test-${randomUUID()}`;
@@ -51,7 +51,7 @@ export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
   await admin.open();
   return {
     url,
-    open: (options) => createFatesStore(createStoreBackend(url), options),
+    backend: () => createStoreBackend(url),
     corrupt: (id, field) => admin.corrupt(id, field),
     async destroy() {
       await admin.close();
