@@ -1,6 +1,7 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import { localNow, ZkClock } from './zk-clock.js';
 import type { ResolvedZkConfig } from './zk-config.js';
+import { ZkDeadlines } from './zk-deadlines.js';
 import { failure, unavailable } from './zk-errors.js';
 import {
   millis,
@@ -29,6 +30,7 @@ export class ZkClient {
   /** The servers' clock, estimated from the mtime of every `set` this client makes. */
   readonly clock = new ZkClock();
   readonly #config: ResolvedZkConfig;
+  readonly #deadlines: ZkDeadlines;
   #zk: NativeZk | undefined;
   #opening: Promise<NativeZk> | undefined;
   #closed = false;
@@ -38,6 +40,7 @@ export class ZkClient {
 
   constructor(config: ResolvedZkConfig) {
     this.#config = config;
+    this.#deadlines = new ZkDeadlines(config.operationTimeoutMs);
   }
 
   /** Increases with every new session. */
@@ -184,25 +187,25 @@ export class ZkClient {
     path: string,
     send: (zk: NativeZk, cb: RcCallback<T>) => number,
   ): Promise<{ rc: number; result: T }> {
-    const { operationTimeoutMs } = this.#config;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(unavailable(`${what} ${path}: no answer within ${operationTimeoutMs} ms`));
-      }, operationTimeoutMs);
+      const answered = this.#deadlines.start(() => {
+        const ms = this.#config.operationTimeoutMs;
+        reject(unavailable(`${what} ${path}: no answer within ${ms} ms`));
+      });
       let sent: number;
       try {
         sent = send(zk, (rc, _error, ...result) => {
-          clearTimeout(timer);
+          answered();
           if (rc === Rc.SESSIONEXPIRED) this.#drop(zk);
           resolve({ rc, result });
         });
       } catch (cause) {
-        clearTimeout(timer);
+        answered();
         reject(unavailable(`${what} ${path} could not be sent`, cause));
         return;
       }
       if (sent !== Rc.OK) {
-        clearTimeout(timer);
+        answered();
         if (sent === Rc.INVALIDSTATE) this.#drop(zk);
         reject(failure(what, path, sent));
       }
@@ -212,7 +215,7 @@ export class ZkClient {
   /** Data and stat of a node; undefined when it does not exist. */
   async get(path: string): Promise<{ stat: ZkStat; data: Buffer } | undefined> {
     const { rc, result } = await this.#request<[ZkStat, Buffer]>('get', path, (zk, cb) =>
-      zk.a_get(path, false, cb),
+      zk.native.a_get(path, false, cb),
     );
     if (rc === Rc.NONODE) return undefined;
     if (rc !== Rc.OK) throw failure('get', path, rc);
@@ -225,7 +228,7 @@ export class ZkClient {
     watcher: WatchCallback,
   ): Promise<{ stat: ZkStat; data: Buffer } | undefined> {
     const { rc, result } = await this.#request<[ZkStat, Buffer]>('watch', path, (zk, cb) =>
-      zk.aw_get(path, watcher, cb),
+      zk.native.aw_get(path, watcher, cb),
     );
     if (rc === Rc.NONODE) return undefined;
     if (rc !== Rc.OK) throw failure('watch', path, rc);
@@ -235,7 +238,7 @@ export class ZkClient {
   /** Stat of a node; undefined when it does not exist. */
   async exists(path: string): Promise<ZkStat | undefined> {
     const { rc, result } = await this.#request<[ZkStat]>('exists', path, (zk, cb) =>
-      zk.a_exists(path, false, cb),
+      zk.native.a_exists(path, false, cb),
     );
     if (rc === Rc.NONODE) return undefined;
     if (rc !== Rc.OK) throw failure('exists', path, rc);
@@ -245,7 +248,7 @@ export class ZkClient {
   /** Child names; undefined when the node does not exist. */
   async children(path: string): Promise<string[] | undefined> {
     const { rc, result } = await this.#request<[string[]]>('list', path, (zk, cb) =>
-      zk.a_get_children(path, false, cb),
+      zk.native.a_get_children(path, false, cb),
     );
     if (rc === Rc.NONODE) return undefined;
     if (rc !== Rc.OK) throw failure('list', path, rc);
@@ -259,7 +262,7 @@ export class ZkClient {
     flags: number,
   ): Promise<'ok' | 'exists' | 'nonode'> {
     const { rc } = await this.#request<[string]>('create', path, (zk, cb) =>
-      zk.a_create(path, data, flags, cb),
+      zk.native.a_create(path, data, flags, cb),
     );
     if (rc === Rc.OK) return 'ok';
     if (rc === Rc.NODEEXISTS) return 'exists';
@@ -278,7 +281,7 @@ export class ZkClient {
   ): Promise<ZkStat | 'badversion' | 'nonode'> {
     const sentAt = localNow();
     const { rc, result } = await this.#request<[ZkStat]>('set', path, (zk, cb) =>
-      zk.a_set(path, data, version, cb),
+      zk.native.a_set(path, data, version, cb),
     );
     if (rc === Rc.OK) {
       this.clock.sample(sentAt, millis(result[0].mtime));
@@ -295,7 +298,7 @@ export class ZkClient {
     version: number,
   ): Promise<'ok' | 'badversion' | 'nonode' | 'notempty'> {
     const { rc } = await this.#request<[]>('delete', path, (zk, cb) =>
-      zk.a_delete_(path, version, cb),
+      zk.native.a_delete_(path, version, cb),
     );
     if (rc === Rc.OK) return 'ok';
     if (rc === Rc.BADVERSION) return 'badversion';

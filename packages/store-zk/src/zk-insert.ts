@@ -75,14 +75,13 @@ export class ZkInserter {
       });
       bytes += item.data.length;
     }
-    // Sent after every create of the batch, so applied after them: one wake-up for all.
-    const wake = items.some(({ record }) => record.status === Status.SUBMITTED)
-      ? this.#wakeups.publish().catch(() => undefined)
-      : undefined;
+    // Sent after every create of the batch, so applied after them: one wake-up for all,
+    // not awaited. A lost wake-up only delays other clients to their next scan, while
+    // failing here would make the caller seed the work twice.
+    if (items.some(({ record }) => record.status === Status.SUBMITTED)) {
+      this.#wakeups.publish().catch(() => undefined);
+    }
     const results = await Promise.all(sent.map((s) => this.#finish(s)));
-    // The records are stored: a lost wake-up only delays other clients to their next scan,
-    // while failing here would make the caller seed the work twice.
-    await wake;
     const failed = results.find((r): r is Error => r instanceof Error);
     if (failed) throw failed;
     return results as boolean[];

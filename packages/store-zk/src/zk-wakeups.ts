@@ -17,6 +17,8 @@ export class ZkWakeups {
   /** The session whose watch is set, or -1. */
   #armed = -1;
   #retry: NodeJS.Timeout | undefined;
+  /** The shared wake-up write not sent yet. */
+  #next: Promise<void> | undefined;
 
   constructor(client: ZkClient, path: string) {
     this.#client = client;
@@ -30,9 +32,19 @@ export class ZkWakeups {
     });
   }
 
-  /** Publishes a wake-up to every watching client. */
-  async publish(): Promise<void> {
-    await this.#client.set(this.#path, '', -1);
+  /**
+   * Publishes a wake-up to every watching client, sent after every request this client
+   * has sent so far (so applied after them). Calls in the same turn of the event loop
+   * share one write: concurrent inserts cost one wake-up, not one each.
+   */
+  publish(): Promise<void> {
+    this.#next ??= new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        this.#next = undefined;
+        this.#client.set(this.#path, '', -1).then(() => resolve(), reject);
+      });
+    });
+    return this.#next;
   }
 
   async subscribe(listener: () => void): Promise<() => Promise<void>> {

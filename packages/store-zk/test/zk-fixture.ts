@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
 import { type FatesStore, openStore } from '@fate/core';
 import { createStoreBackend, parseZkUrl, type ZkBackend } from '@fate/store-zk';
+import { startZooKeeper, type ZooKeeperTestService } from '@fate/test-services';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import ZooKeeper from 'zookeeper';
 
 /** A raw client of the `zookeeper` package, for looking behind the backend's back. */
@@ -115,5 +117,39 @@ export function freshChroot(
       cleanup.push(() => s.close());
       return s;
     },
+  };
+}
+
+/** A new record as the guard would insert it (`op` beside it). */
+export const newRecord = (status: string, info = '{}', op = 'op') =>
+  ({ status, stack: '[]', info, op }) as never;
+
+/**
+ * One ZooKeeper for a test file and a raw client on it; `space()` gives a fresh chroot
+ * whose clients and data are removed after each test.
+ */
+export function useZooKeeper() {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const zk = {} as { service: ZooKeeperTestService; raw: ZooKeeper };
+  beforeAll(async () => {
+    zk.service = await startZooKeeper();
+    zk.raw = await rawClient(zk.service.url);
+  });
+  afterEach(async () => {
+    for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => undefined);
+  });
+  afterAll(async () => {
+    zk.raw?.close();
+    await zk.service?.stop();
+  });
+  return {
+    get service() {
+      return zk.service;
+    },
+    get raw() {
+      return zk.raw;
+    },
+    cleanup,
+    space: (params = '') => freshChroot(zk.service.url, zk.raw, cleanup, params),
   };
 }
