@@ -108,6 +108,32 @@ describe('ZooKeeper inserts, paged scans and the reservation index', () => {
     expect(await a.reservations({ range, lockId: 'nobody' })).toEqual([]);
   });
 
+  it('leaves only its 294 bookkeeping nodes once every transaction was finished and deleted', async () => {
+    const ns = zk.space();
+    const store = await ns.store();
+    const seeded = await store.seedMany(
+      Array.from({ length: 40 }, (_, i) => ({ step: { type: 's', state: i }, opName: 'op' })),
+    );
+    for (const [i, { id }] of seeded.entries()) {
+      const h = await store.reserve(id);
+      if (i % 2)
+        await h.unreserve(5_000); // deferred first, then finished by another client
+      else await h.commit([{ op: 'setStatus', status: Status.SUCCESSFUL }, { op: 'delete' }]);
+    }
+    const other = await ns.store();
+    for (const { id } of seeded.filter((_, i) => i % 2)) {
+      const h = await other.reserve(id);
+      await h.commit([{ op: 'setStatus', status: Status.FAILED }, { op: 'delete' }]);
+    }
+    const count = async (path: string): Promise<number> => {
+      const children = await zk.raw.get_children(path, false);
+      const below = await Promise.all(children.map((c) => count(`${path}/${c}`)));
+      return children.length + below.reduce((a, b) => a + b, 0);
+    };
+    // 6 top nodes and 256 + 16 + 16 buckets, all empty: the bound whatever ran before
+    expect(await count(ns.chroot)).toBe(294);
+  });
+
   it('adopts the flat reservation markers of an older layout when it opens', async () => {
     const ns = zk.space();
     const a = await ns.backend();
