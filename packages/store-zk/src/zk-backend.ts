@@ -13,6 +13,7 @@ import {
   type StoredRecord,
   sameReservation,
 } from '@fate/core';
+import { ZkBatchMarkers } from './zk-batches.js';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { ZkInserter } from './zk-insert.js';
@@ -24,6 +25,7 @@ import { ENVELOPE_RESERVE, isUnreadable } from './zk-record.js';
 import { ZkRecords } from './zk-records.js';
 import { ZkReservationIndex } from './zk-reserved.js';
 import { isRunnableStatus, ZkRunnableIndex } from './zk-runnable.js';
+import { ZkScanner } from './zk-scan.js';
 import { openTree } from './zk-setup.js';
 import { ZkWakeups } from './zk-wakeups.js';
 
@@ -48,6 +50,7 @@ export class ZkBackend implements StoreBackend {
   readonly #liveness: ZkLiveness;
   readonly #wakeups: ZkWakeups;
   readonly #inserter: ZkInserter;
+  readonly #scanner: ZkScanner;
 
   constructor(config: ResolvedZkConfig) {
     this.config = config;
@@ -60,11 +63,20 @@ export class ZkBackend implements StoreBackend {
     this.#client = new ZkClient(config);
     this.#layout = new ZkLayout(config.chroot);
     this.#records = new ZkRecords(this.#client, this.#layout, config.juteMaxBuffer);
-    this.#runnable = new ZkRunnableIndex(this.#client, this.#layout, this.#records);
+    this.#runnable = new ZkRunnableIndex(this.#client, this.#layout);
+    const batches = new ZkBatchMarkers(this.#client, this.#layout);
     this.#reserved = new ZkReservationIndex(this.#client, this.#layout, this.#records);
     this.#liveness = new ZkLiveness(this.#client, this.#layout);
     this.#wakeups = new ZkWakeups(this.#client, this.#layout.wakeup);
-    this.#inserter = new ZkInserter(this.#client, this.#records, this.#runnable, this.#wakeups);
+    const markers = { runnable: this.#runnable, batches };
+    this.#inserter = new ZkInserter(this.#client, this.#records, markers, this.#wakeups);
+    this.#scanner = new ZkScanner(
+      this.#client,
+      this.#layout,
+      this.#records,
+      this.#runnable,
+      batches,
+    );
   }
 
   /** Connects, calibrates the clock and lays out the tree where it is missing. */
@@ -220,7 +232,7 @@ export class ZkBackend implements StoreBackend {
   }
 
   scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    return this.#runnable.scan(range, limit);
+    return this.#scanner.scan(range, limit);
   }
 
   /** The reserved records, found through the reservation markers of the filter's buckets. */

@@ -1,5 +1,7 @@
 import { type FateId, type NewRecord, Status } from '@fate/core';
+import { MAX_BATCH_IDS, type ZkBatchMarkers } from './zk-batches.js';
 import type { ZkClient } from './zk-client.js';
+import { markerBucketOf } from './zk-layout.js';
 import type { ZkRecords } from './zk-records.js';
 import type { ZkRunnableIndex } from './zk-runnable.js';
 import { isRunnableStatus } from './zk-runnable.js';
@@ -16,7 +18,7 @@ interface Sent {
   readonly id: FateId;
   readonly data: Buffer;
   readonly runnable: boolean;
-  /** The runnable marker's create (runnable records only), sent just before the record's. */
+  /** Its runnable marker's create (runnable records only), sent before the record's. */
   readonly marker: Promise<Created | Error> | undefined;
   readonly record: Promise<Created | Error>;
 }
@@ -25,15 +27,17 @@ const settle = (p: Promise<Created>): Promise<Created | Error> =>
   p.catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
 
 /**
- * Inserts records in about one round trip however many there are: each runnable record's
- * marker create and the record's create are sent back to back on the one session, which
- * ZooKeeper applies in order, so the marker always precedes its record (the rule of
- * `zk-markers.ts`) without waiting for it; then one wake-up for the whole batch, sent
- * after every create, so it is applied after them. The rare leftovers are fixed after the
- * replies: a marker that already existed (possibly a stale one about to be repaired) or
- * whose answer was lost is touched again after its record was created; a missing bucket
- * (the setup creates them all, so only a hand-made change) is created and the insert
- * retried in order.
+ * Inserts records in about one round trip however many there are. The runnable markers
+ * go first — one batch marker per marker bucket holding two or more of the runnable
+ * records (`zk-batches.ts`), a single marker for a record alone in its bucket — then the
+ * records' creates, all back to back on the one session, which ZooKeeper applies in
+ * order, so a marker always precedes its record (the rule of `zk-markers.ts`) without
+ * waiting for it; then one wake-up for the whole batch, sent after every create, so it is
+ * applied after them. A batch of N costs N + (at most 16) + 1 requests. The rare
+ * leftovers are fixed after the replies: a marker that already existed (possibly a stale
+ * one about to be repaired) or whose answer was lost is touched again as the record's own
+ * marker once the record exists; a missing bucket (the setup creates them all, so only a
+ * hand-made change) is created and the insert retried in order.
  *
  * A lost reply: the guard repeats the call; the records that were created answer false
  * (the guard then reads them), and their markers were applied before them.
@@ -42,12 +46,19 @@ export class ZkInserter {
   readonly #client: ZkClient;
   readonly #records: ZkRecords;
   readonly #runnable: ZkRunnableIndex;
+  readonly #batches: ZkBatchMarkers;
   readonly #wakeups: ZkWakeups;
 
-  constructor(client: ZkClient, records: ZkRecords, runnable: ZkRunnableIndex, wakeups: ZkWakeups) {
+  constructor(
+    client: ZkClient,
+    records: ZkRecords,
+    markers: { runnable: ZkRunnableIndex; batches: ZkBatchMarkers },
+    wakeups: ZkWakeups,
+  ) {
     this.#client = client;
     this.#records = records;
-    this.#runnable = runnable;
+    this.#runnable = markers.runnable;
+    this.#batches = markers.batches;
     this.#wakeups = wakeups;
   }
 
@@ -58,6 +69,9 @@ export class ZkInserter {
       runnable: isRunnableStatus(record.status),
       data: this.#records.encode(id, { ...record, reservation: null, deferUntil: 0 }, record.op),
     }));
+    const { batched, complete } = this.#sendBatchMarkers(
+      encoded.filter((e) => e.runnable).map((e) => e.id),
+    );
     const sent: Sent[] = [];
     let bytes = 0;
     let waited = 0;
@@ -67,7 +81,9 @@ export class ZkInserter {
         await oldest.record;
         bytes -= oldest.data.length;
       }
-      const marker = item.runnable ? settle(this.#runnable.create(item.id)) : undefined;
+      const marker = item.runnable
+        ? (batched.get(item.id) ?? settle(this.#runnable.create(item.id)))
+        : undefined;
       sent.push({
         ...item,
         marker,
@@ -75,6 +91,7 @@ export class ZkInserter {
       });
       bytes += item.data.length;
     }
+    const completed = complete.map((send) => send().catch(() => undefined));
     // Sent after every create of the batch, so applied after them: one wake-up for all,
     // not awaited. A lost wake-up only delays other clients to their next scan, while
     // failing here would make the caller seed the work twice.
@@ -82,9 +99,39 @@ export class ZkInserter {
       this.#wakeups.publish().catch(() => undefined);
     }
     const results = await Promise.all(sent.map((s) => this.#finish(s)));
+    await Promise.all(completed);
     const failed = results.find((r): r is Error => r instanceof Error);
     if (failed) throw failed;
     return results as boolean[];
+  }
+
+  /**
+   * Sends a batch marker for each marker bucket holding two or more of `ids`: the create
+   * that marks each id (a single marker for an id alone in its bucket is sent later,
+   * right before its record), and what completes each batch once its records were sent.
+   */
+  #sendBatchMarkers(ids: readonly FateId[]): {
+    batched: Map<FateId, Promise<Created | Error>>;
+    complete: Array<() => Promise<unknown>>;
+  } {
+    const byBucket = new Map<string, FateId[]>();
+    for (const id of ids) {
+      const bucket = markerBucketOf(id);
+      byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), id]);
+    }
+    const batched = new Map<FateId, Promise<Created | Error>>();
+    const complete: Array<() => Promise<unknown>> = [];
+    for (const [bucket, inBucket] of byBucket) {
+      if (inBucket.length < 2) continue;
+      for (let at = 0; at < inBucket.length; at += MAX_BATCH_IDS) {
+        const chunk = inBucket.slice(at, at + MAX_BATCH_IDS);
+        const batch = this.#batches.create(bucket, chunk);
+        const created = settle(batch.created);
+        for (const id of chunk) batched.set(id, created);
+        complete.push(batch.complete);
+      }
+    }
+    return { batched, complete };
   }
 
   /** The answer for one record once its replies are in, after any fix-up. */

@@ -81,6 +81,7 @@ const INSTANCE_PREFIX = 'l-';
  * ```
  * <chroot>/txs/<2 hex>/<id>                     one znode per transaction (the record)
  * <chroot>/runnable/<hex>/<id>                  empty marker: the record may be runnable
+ * <chroot>/runnable/<hex>/~<uuid>               batch marker: the ids of a batch insert, one a line
  * <chroot>/reserved/<hex>/<id>+<lockId>+<uuid>  empty marker: the record may hold this reservation
  * <chroot>/instances/l-<lockId>                 liveness record: {ttlMs, state}; mtime = last beat
  * <chroot>/wakeup                               set when SUBMITTED work is inserted; watched

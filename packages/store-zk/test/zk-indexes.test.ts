@@ -37,6 +37,47 @@ describe('ZooKeeper inserts, paged scans and the reservation index', () => {
     ]);
   });
 
+  it('marks a batch with one batch marker per bucket, shrunk by scans as its records finish', async () => {
+    const ns = zk.space();
+    const a = await ns.backend();
+    const ids = freshIds(64);
+    await a.insertMany(ids.map((id) => ({ id, record: newRecord(Status.SUBMITTED) })));
+    const bucketOf = (id: string) => `${ns.chroot}/runnable/${id[0]}`;
+    const names = async (id: string) => zk.raw.get_children(bucketOf(id), false);
+    const byBucket = new Map<string, FateId[]>();
+    for (const id of ids)
+      byBucket.set(id[0] as string, [...(byBucket.get(id[0] as string) ?? []), id]);
+    for (const [, inBucket] of byBucket) {
+      const listed = await names(inBucket[0] as string);
+      // two or more in a bucket: one batch marker; one alone: its own marker
+      expect(listed).toEqual(inBucket.length > 1 ? [expect.stringMatching(/^~/)] : inBucket);
+    }
+    expect((await a.scanRunnable(undefined, 100)).ids).toEqual(ids);
+    // the first of a crowded bucket finishes; a scan writes it out of the batch
+    const [bucket, crowd] = [...byBucket].find(([, v]) => v.length > 2) as [string, FateId[]];
+    const done = crowd[0] as FateId;
+    const r = { lockId: 'w@000000000001', uuid: randomUUID() };
+    await a.tryReserve(done, r);
+    await a.write(done, r, { status: Status.SUCCESSFUL, release: { deferMs: 0 } });
+    expect((await a.scanRunnable(undefined, 100)).ids).toEqual(ids.filter((id) => id !== done));
+    const [batch] = await zk.raw.get_children(`${ns.chroot}/runnable/${bucket}`, false);
+    const data = await zk.raw.get(`${ns.chroot}/runnable/${bucket}/${batch}`, false);
+    // the rest, and the line that says every record of the batch was created
+    expect(String(data[1]).split('\n').sort()).toEqual([...crowd.slice(1), 'end'].sort());
+    // made runnable again by a write: that write marks it on its own
+    await a.tryReserve(done, r);
+    await a.write(done, r, { status: Status.IN_PROGRESS, release: { deferMs: 0 } });
+    expect((await a.scanRunnable(undefined, 100)).ids).toEqual(ids);
+    // once all of them finished, a scan deletes the batch marker
+    for (const id of crowd) {
+      const mine = { lockId: 'w@000000000001', uuid: randomUUID() };
+      await a.tryReserve(id, mine);
+      await a.write(id, mine, { status: Status.FAILED, release: { deferMs: 0 } });
+    }
+    await a.scanRunnable(undefined, 100);
+    expect(await zk.raw.get_children(`${ns.chroot}/runnable/${bucket}`, false)).toEqual([]);
+  });
+
   it('repairs a batch insert whose buckets were removed by hand, marker before record', async () => {
     const ns = zk.space();
     const a = await ns.backend();
@@ -125,6 +166,7 @@ describe('ZooKeeper inserts, paged scans and the reservation index', () => {
       const h = await other.reserve(id);
       await h.commit([{ op: 'setStatus', status: Status.FAILED }, { op: 'delete' }]);
     }
+    await other.scanRunnable(); // scans drop finished records out of their batch markers
     const count = async (path: string): Promise<number> => {
       const children = await zk.raw.get_children(path, false);
       const below = await Promise.all(children.map((c) => count(`${path}/${c}`)));
