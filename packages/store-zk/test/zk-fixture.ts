@@ -3,7 +3,7 @@ import type { StoreFixture } from '@fate/conformance';
 import { type FatesStore, openStore } from '@fate/core';
 import { createStoreBackend, parseZkUrl, type ZkBackend } from '@fate/store-zk';
 import { startZooKeeper, type ZooKeeperTestService } from '@fate/test-services';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import ZooKeeper from 'zookeeper';
 
 /** A raw client of the `zookeeper` package, for looking behind the backend's back. */
@@ -126,7 +126,8 @@ export const newRecord = (status: string, info = '{}', op = 'op') =>
 
 /**
  * One ZooKeeper for a test file and a raw client on it; `space()` gives a fresh chroot
- * whose clients and data are removed after each test.
+ * whose clients and data are removed after each test (and mocks, such as a faked wall
+ * clock, are restored).
  */
 export function useZooKeeper() {
   const cleanup: Array<() => Promise<unknown>> = [];
@@ -136,6 +137,7 @@ export function useZooKeeper() {
     zk.raw = await rawClient(zk.service.url);
   });
   afterEach(async () => {
+    vi.restoreAllMocks();
     for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => undefined);
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type FateId, newFateId, partitionRange, Status } from '@fate/core';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { newRecord, useZooKeeper } from './zk-fixture.js';
 
 /** `n` fresh ids, sorted. */
@@ -8,10 +8,6 @@ const freshIds = (n: number): FateId[] => Array.from({ length: n }, () => newFat
 
 describe('ZooKeeper inserts, paged scans and the reservation index', () => {
   const zk = useZooKeeper();
-
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
 
   it('inserts a batch with markers for runnable records only, one answer per record', async () => {
     const ns = zk.space();

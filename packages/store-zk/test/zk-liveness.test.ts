@@ -1,13 +1,9 @@
 import { newFateId, Status } from '@fate/core';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { newRecord, rawClient, rejection, removeTree, useZooKeeper } from './zk-fixture.js';
 
 describe('ZooKeeper liveness records and the servers’ clock', () => {
   const zk = useZooKeeper();
-
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
 
   it('keeps a liveness record after its writer’s session ended, for its ttl and no longer', async () => {
     const ns = zk.space();
