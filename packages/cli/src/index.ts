@@ -1,2 +1,5 @@
-export { type AdminRequest, runAdmin } from './admin/admin.js';
-export { type DemoOptions, runDemo } from './demo/demo.js';
+export { ExitStatus, runCli, usage } from './cli.js';
+export { CliError, CliErrorCode } from './cli-error.js';
+export type { CliContext } from './command.js';
+export { runDemo } from './demo/demo.js';
+export type { DemoOptions } from './demo/demo-options.js';

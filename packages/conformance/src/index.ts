@@ -2,7 +2,12 @@ import { describe } from 'vitest';
 import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
+import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
+import { cleaningTests } from './faults/cleaning.js';
+import { clockSkewTests } from './faults/clock-skew.js';
+import { engineFaultTests } from './faults/engine-faults.js';
+import { lostReplyTests } from './faults/lost-replies.js';
 import type { ConformanceTarget } from './fixture.js';
 import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
@@ -53,6 +58,8 @@ export function runStoreConformance(target: ConformanceTarget): void {
     badInputTests(target);
     wakeupTests(target);
     processTests(target);
+    lostReplyTests(target);
+    cleaningTests(target);
   });
 }
 
@@ -65,6 +72,9 @@ export function runEngineConformance(target: ConformanceTarget): void {
     executionTests(target);
     clientApiTests(target);
     distributedTests(target);
+    poolTests(target);
     processKillTests(target);
+    engineFaultTests(target);
+    clockSkewTests(target);
   });
 }

@@ -46,8 +46,30 @@ export const FateErrorCode = {
 
 export type FateErrorCode = (typeof FateErrorCode)[keyof typeof FateErrorCode];
 
+/**
+ * Marks every `FateError`, whichever copy of `@fate/core` made it. `Symbol.for` is global
+ * to the process, so two installed copies (say a backend resolved its own) share the key.
+ */
+const FATE_ERROR_BRAND = Symbol.for('@fate/core.FateError');
+
 /** Every operational failure of fate is a `FateError` with a stable `code`. */
 export class FateError extends Error {
+  /**
+   * `instanceof FateError` checks the brand rather than the prototype chain, so an error
+   * thrown by another copy of `@fate/core` is still recognised: otherwise the store guard
+   * would re-wrap a backend's `FATE_PAYLOAD_TOO_LARGE` as a retryable `FATE_STORE_UNAVAILABLE`.
+   * A subclass keeps the ordinary prototype check for itself.
+   */
+  static override [Symbol.hasInstance](value: unknown): value is FateError {
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class on the right of instanceof
+    if (this !== FateError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[FATE_ERROR_BRAND] === true
+    );
+  }
+
   readonly code: FateErrorCode;
 
   constructor(code: FateErrorCode, message: string, options?: { cause?: unknown }) {
@@ -56,6 +78,10 @@ export class FateError extends Error {
     this.code = code;
   }
 }
+
+// On the prototype, not on each instance: nothing to copy per error, and the brand stays
+// out of an error's own keys (equality checks, spreads and logs look the same as before).
+Object.defineProperty(FateError.prototype, FATE_ERROR_BRAND, { value: true });
 
 /** True when `err` is a `FateError`, optionally with the given code. */
 export function isFateError(err: unknown, code?: FateErrorCode): err is FateError {

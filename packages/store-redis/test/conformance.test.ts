@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { runEngineConformance, runStoreConformance, type StoreFixture } from '@fate/conformance';
-import { createRedisStore, redisKeys } from '@fate/store-redis';
+import { runEngineConformance, runStoreConformance } from '@fate/conformance';
 import { startRedis } from '@fate/test-services';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
+import { redisFixture } from './redis-fixture.js';
 
 // One private Redis for the whole file; every fixture gets its own key prefix in it.
 let service: ReturnType<typeof startRedis> | undefined;
@@ -20,31 +18,7 @@ afterAll(async () => {
   await (await service)?.stop();
 });
 
-async function redisFixture(): Promise<StoreFixture> {
-  const base = (await redisService()).url;
-  const prefix = `t${randomBytes(6).toString('hex')}`;
-  const url = new URL(base);
-  url.searchParams.set('prefix', prefix);
-  const keys = redisKeys(prefix);
-  const admin = new Redis(base, { lazyConnect: true });
-  await admin.connect();
-  return {
-    url: url.href,
-    open: (options) => createRedisStore(url.href, options),
-    async corrupt(id, field) {
-      await admin.hset(keys.tx(id), field, '{not json');
-    },
-    async destroy() {
-      let cursor = '0';
-      do {
-        const [next, found] = await admin.scan(cursor, 'MATCH', `${keys.tag}:*`, 'COUNT', 1_000);
-        if (found.length) await admin.unlink(...found);
-        cursor = next;
-      } while (cursor !== '0');
-      await admin.quit();
-    },
-  };
-}
+const factory = async () => redisFixture((await redisService()).url);
 
-runStoreConformance({ name: 'redis', factory: redisFixture });
-runEngineConformance({ name: 'redis', factory: redisFixture });
+runStoreConformance({ name: 'redis', factory });
+runEngineConformance({ name: 'redis', factory });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startLocalServer } from './local-server.js';
 import { ping, redisServerArgs } from './redis-process.js';
 import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
+import { loadTestcontainers } from './testcontainers.js';
 
 /** A Redis for tests that can also be restarted with its data (AOF), for recovery tests. */
 export interface RedisTestService extends TestService {
@@ -65,7 +66,7 @@ async function startLocalRedis(): Promise<RedisTestService> {
 }
 
 async function startDockerRedis(): Promise<RedisTestService> {
-  const { GenericContainer, Wait } = await import('testcontainers');
+  const { GenericContainer, Wait } = await loadTestcontainers('Redis', 'FATE_REDIS_URL');
   // A fixed host port, so a restarted container answers at the same URL.
   const port = await freePort();
   const container = await new GenericContainer('redis:7')

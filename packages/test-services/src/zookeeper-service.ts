@@ -12,6 +12,7 @@ import {
   zooCfgLines,
   zooKeeperJavaArgs,
 } from './zookeeper-process.js';
+import { loadTestcontainers } from './testcontainers.js';
 
 /** A ZooKeeper for tests; one the tests started can also be frozen for a while. */
 export interface ZooKeeperTestService extends TestService {
@@ -89,7 +90,7 @@ async function startLocalZooKeeper(): Promise<ZooKeeperTestService> {
 }
 
 async function startDockerZooKeeper(): Promise<ZooKeeperTestService> {
-  const { GenericContainer } = await import('testcontainers');
+  const { GenericContainer } = await loadTestcontainers('ZooKeeper', 'FATE_ZK_CONNECT');
   const port = await freePort();
   const container = await new GenericContainer('zookeeper:3.8')
     .withEnvironment({

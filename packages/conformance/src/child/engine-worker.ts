@@ -1,9 +1,18 @@
 // A fate engine in a child process, for the kill tests. Each step appends `start` and
 // `end` lines (`<event> <instance> <id> <n> <epoch ms>`) to a log file synchronously, so
-// a SIGKILL loses nothing that was logged.
-import { appendFileSync } from 'node:fs';
+// a SIGKILL loses nothing that was logged. Times are the real clock (the process start
+// plus the monotonic clock), even when FATE_TEST_CLOCK_SKEW_MS sets this process's
+// Date.now() off by that much, as on a host whose clock is wrong.
+import { appendFileSync, readFileSync } from 'node:fs';
 import { Fate, type FateId, type JsonValue, type Repo, type StepType } from '@fate/core';
 import { openChildStore } from './open.js';
+
+const skew = Number(process.env.FATE_TEST_CLOCK_SKEW_MS ?? 0);
+if (skew) {
+  const realNow = Date.now.bind(Date);
+  Date.now = () => realNow() + skew;
+}
+const realTime = () => Math.round(performance.timeOrigin + performance.now());
 
 const [url, instanceId, logFile, workers, livenessMs, backendModule] = process.argv.slice(2);
 
@@ -11,18 +20,25 @@ interface ProcState {
   readonly n: number;
   readonly total: number;
   readonly sleepMs: number;
+  /** Step 1 first asks to wait this long (once, across all processes: the log says). */
+  readonly deferMs?: number;
 }
+
+const log = (line: string) => appendFileSync(logFile as string, `${line} ${realTime()}\n`);
 
 class ProcStep implements Repo<void> {
   readonly type = 'proc';
   constructor(readonly s: ProcState) {}
-  isReady(): number {
-    return 0;
+  isReady(id: FateId): number {
+    if (!this.s.deferMs || this.s.n !== 1) return 0;
+    if (readFileSync(logFile as string, 'utf8').includes(`defer ${id}`)) return 0;
+    log(`defer ${id} ${instanceId} 0`);
+    return this.s.deferMs;
   }
   async call(id: FateId): Promise<ProcStep | undefined> {
-    appendFileSync(logFile as string, `start ${instanceId} ${id} ${this.s.n} ${Date.now()}\n`);
+    log(`start ${instanceId} ${id} ${this.s.n}`);
     await new Promise((r) => setTimeout(r, this.s.sleepMs));
-    appendFileSync(logFile as string, `end ${instanceId} ${id} ${this.s.n} ${Date.now()}\n`);
+    log(`end ${instanceId} ${id} ${this.s.n}`);
     return this.s.n < this.s.total ? new ProcStep({ ...this.s, n: this.s.n + 1 }) : undefined;
   }
   undo(): void {}

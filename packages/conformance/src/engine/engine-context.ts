@@ -2,9 +2,11 @@ import {
   createFatesStore,
   Fate,
   type FateId,
+  type FateLogger,
   type FateOptions,
   type FatesStore,
   type StoreOptions,
+  stderrLogger,
 } from '@fate/core';
 import { afterEach, beforeEach } from 'vitest';
 import { FaultyBackend } from '../faults/faulty-backend.js';
@@ -18,6 +20,19 @@ export const FAST = {
   deadReservationCheckMs: 200,
   finderBackoff: { minMs: 5, maxMs: 100 },
 } as const;
+
+/**
+ * The engines' warnings are expected in fault tests; they are kept here, not printed
+ * (set FATE_DEBUG=1 to see them).
+ */
+export const testLogger: FateLogger = process.env.FATE_DEBUG
+  ? stderrLogger
+  : {
+      error: () => undefined,
+      warn: () => undefined,
+      info: () => undefined,
+      debug: () => undefined,
+    };
 
 export const FAST_STORE: StoreOptions = { livenessTimeoutMs: 1_000 };
 
@@ -55,7 +70,8 @@ export function useEngines(target: ConformanceTarget): EngineContext {
       const fate = new Fate<Recorder>({
         env: ctx.env,
         steps: [scriptStepType],
-        workers: 4,
+        ...(options.pools ? {} : { workers: 4 }),
+        logger: testLogger,
         ...FAST,
         ...options,
         store,

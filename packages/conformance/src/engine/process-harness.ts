@@ -24,6 +24,8 @@ export interface EngineWorkerOptions {
   readonly workers?: number;
   /** For stores `openStore` does not know: a module exporting `createStoreBackend`. */
   readonly backendModule?: string;
+  /** The worker's `Date.now()` runs off by this much, as on a host with a wrong clock. */
+  readonly clockSkewMs?: number;
 }
 
 /**
@@ -44,16 +46,30 @@ export function startEngineWorker(
     String(options.livenessMs),
     options.backendModule ?? '',
   ];
-  const child = fork(WORKER, args, { stdio: 'inherit' });
+  const env = { ...process.env, FATE_TEST_CLOCK_SKEW_MS: String(options.clockSkewMs ?? 0) };
+  const child = fork(WORKER, args, { stdio: 'inherit', env });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
     child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
   });
 }
 
-/** The seed of a `proc` transaction the workers run: `total` steps of `sleepMs` each. */
-export function procStep(total: number, sleepMs: number) {
-  return { type: 'proc', state: { n: 1, total, sleepMs } };
+/**
+ * The seed of a `proc` transaction the workers run: `total` steps of `sleepMs` each; with
+ * `deferMs`, step 1 first asks to wait that long, once.
+ */
+export function procStep(total: number, sleepMs: number, deferMs?: number) {
+  return { type: 'proc', state: { n: 1, total, sleepMs, ...(deferMs ? { deferMs } : {}) } };
+}
+
+/** When each transaction's step 1 asked to wait (`defer` lines of the log), real clock. */
+export function readDeferrals(file: string): Map<FateId, number> {
+  const out = new Map<FateId, number>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const [event, id = '', , , at] = line.split(' ');
+    if (event === 'defer') out.set(id as FateId, Number(at));
+  }
+  return out;
 }
 
 /** Every step run in the log, pairing each `start` with its `end`. */
@@ -63,6 +79,7 @@ export function readStepRuns(file: string): StepRun[] {
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
     const [event, instance = '', id = '', n, at] = line.split(' ');
+    if (event !== 'start' && event !== 'end') continue;
     const key = `${instance} ${id} ${n}`;
     if (event === 'start')
       open.set(key, { instance, id: id as FateId, n: Number(n), start: Number(at) });

@@ -1,4 +1,5 @@
-import type { FateId, JsonValue, Repo, StepData, StepType } from '@fate/core';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FateId, JsonValue, Repo, StepContext, StepData, StepType } from '@fate/core';
 
 /** What the test steps record, shared by every engine instance of a test. */
 export class Recorder {
@@ -18,6 +19,18 @@ export class Recorder {
 
   /** Every call and undo of every transaction, in order: `id call:n`. */
   readonly order: string[] = [];
+  /** Calls running now, per transaction; a second one at once is an overlap. */
+  readonly #running = new Map<FateId, number>();
+  /** Transactions that had two calls running at the same time (never allowed). */
+  readonly overlaps: FateId[] = [];
+
+  /** Marks a call of `id` running until the returned function is called. */
+  enter(id: FateId): () => void {
+    const n = (this.#running.get(id) ?? 0) + 1;
+    this.#running.set(id, n);
+    if (n > 1) this.overlaps.push(id);
+    return () => this.#running.set(id, (this.#running.get(id) ?? 1) - 1);
+  }
 
   record(id: FateId, entry: string): void {
     this.order.push(`${id} ${entry}`);
@@ -52,7 +65,15 @@ export interface ScriptState {
   /** Step `gateAt` waits in `call` for gate `gate`. */
   readonly gate?: string;
   readonly gateAt?: number;
+  /** Step `sleepAt` takes `sleepMs` in `call`; it honours its abort signal only with `abortable`. */
+  readonly sleepMs?: number;
+  readonly sleepAt?: number;
+  readonly abortable?: boolean;
   readonly result?: JsonValue;
+  /** The last step's return value cannot be stored: it throws, is a BigInt, a Date, or too big. */
+  readonly badResult?: 'throw' | 'bigint' | 'date' | 'huge';
+  /** Size of the `huge` return value, bytes. */
+  readonly hugeBytes?: number;
 }
 
 export class ScriptStep implements Repo<Recorder> {
@@ -73,16 +94,26 @@ export class ScriptStep implements Repo<Recorder> {
     return 0;
   }
 
-  async call(id: FateId, env: Recorder): Promise<ScriptStep | undefined> {
+  async call(id: FateId, env: Recorder, context?: StepContext): Promise<ScriptStep | undefined> {
     const { n, total } = this.#s;
     const key = `${id}:${n}`;
     env.calls.set(key, (env.calls.get(key) ?? 0) + 1);
     env.record(id, `call:${n}`);
     env.effects.set(key, n * 10); // idempotent: the same value however often it runs
-    if (this.#s.gate && this.#s.gateAt === n) {
-      const g = env.gate(this.#s.gate);
-      g.entered = true;
-      await g.opened;
+    const leave = env.enter(id);
+    try {
+      if (this.#s.gate && this.#s.gateAt === n) {
+        const g = env.gate(this.#s.gate);
+        g.entered = true;
+        // a test that failed before opening its gate must not hang the engine's shutdown
+        await abortable(g.opened, context?.signal);
+      }
+      if (this.#s.sleepMs && this.#s.sleepAt === n) {
+        const signal = this.#s.abortable ? context?.signal : undefined;
+        await sleep(this.#s.sleepMs, undefined, signal ? { signal } : {});
+      }
+    } finally {
+      leave();
     }
     if (this.#s.failCallAt === n) throw new Error(`boom at ${n}`);
     return n < total ? new ScriptStep({ ...this.#s, n: n + 1 }) : undefined;
@@ -98,8 +129,30 @@ export class ScriptStep implements Repo<Recorder> {
   }
 
   returnValue(): JsonValue | undefined {
-    return this.#s.result;
+    switch (this.#s.badResult) {
+      case 'throw':
+        throw new Error('no result to give');
+      case 'bigint':
+        return 10n as unknown as JsonValue;
+      case 'date':
+        return new Date(0) as unknown as JsonValue;
+      case 'huge':
+        return 'x'.repeat(this.#s.hugeBytes ?? 0);
+      default:
+        return this.#s.result;
+    }
   }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 export const scriptStepType: StepType<Recorder> = {

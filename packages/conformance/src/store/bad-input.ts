@@ -66,6 +66,10 @@ export function badInputTests(target: ConformanceTarget): void {
         if (field === 'status') {
           expect((await rejection(ctx.store.tryReserve(bad.id))).code).toBe('FATE_CORRUPT_DATA');
           expect(await ctx.store.reservations()).toEqual([]);
+          // no handle can be made for it, but an admin can still remove it
+          await ctx.store.forceDelete(bad.id);
+          expect((await ctx.store.read(bad.id)).status).toBe(Status.UNKNOWN);
+          expect((await ctx.store.list()).map((s) => s.id)).toEqual([good.id]);
         } else {
           // the holder can still end a transaction whose data it cannot read
           const h = await ctx.store.reserve(bad.id);

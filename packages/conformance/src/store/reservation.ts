@@ -103,6 +103,21 @@ export function reservationTests(target: ConformanceTarget): void {
       expect((await rejection(other.reserve(newFateId()))).code).toBe('FATE_NOT_FOUND');
     });
 
+    it('force-deletes through the store in any status, waiting for the holder as reserve does', async () => {
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await ctx.store.reserve(id);
+      await h.setStatus(Status.IN_PROGRESS);
+      const other = await ctx.client();
+      expect((await rejection(other.forceDelete(id, { timeoutMs: 50 }))).code).toBe('FATE_TIMEOUT');
+      expect((await ctx.store.read(id)).status).toBe(Status.IN_PROGRESS);
+      const deleting = other.forceDelete(id, { timeoutMs: 60_000 });
+      await h.unreserve();
+      await deleting;
+      expect((await ctx.store.read(id)).status).toBe(Status.UNKNOWN);
+      expect(await ctx.store.reservations()).toEqual([]);
+      expect((await rejection(other.forceDelete(id))).code).toBe('FATE_NOT_FOUND');
+    });
+
     it('gives a new reservation uuid to every attempt, even by the same client', async () => {
       const id = await ctx.store.create();
       const first = await ctx.store.reserve(id);

@@ -20,6 +20,8 @@ export interface FateEvents {
   partition: { readonly partition: PartitionData | undefined; readonly live: number };
   /** Transactions became runnable again here: their holder died, or a reply was lost. */
   recovered: { readonly count: number; readonly ids: readonly FateId[] };
+  /** A pool has had every worker busy and a full queue for `forMs`. */
+  saturated: { readonly pool: string; readonly forMs: number };
   /** Something went wrong that the engine survived (store unavailable, lost reservation). */
   warning: { readonly message: string; readonly id?: FateId; readonly error: unknown };
 }

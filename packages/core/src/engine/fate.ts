@@ -7,11 +7,12 @@ import { cancel, deleteTransaction, waitForCompletion } from './client-calls.js'
 import type { FateEvents } from './events.js';
 import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { Lease } from './lease.js';
-import type { FateLogger } from './logger.js';
+import { type FateLogger, throttled } from './logger.js';
 import { Membership } from './membership.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
+import { PoolWatch } from './pool-watch.js';
+import type { PoolStats } from './pools.js';
 import { WorkFinder } from './work-finder.js';
-import { WorkQueue } from './work-queue.js';
 import { Workers } from './workers.js';
 
 export type { FateResult, SeedOptions, WaitOptions };
@@ -30,40 +31,44 @@ export type { FateResult, SeedOptions, WaitOptions };
  */
 export class Fate<Env = unknown> {
   readonly #o: ResolvedFateOptions<Env>;
-  readonly #queue: WorkQueue;
   readonly #finder: WorkFinder;
   readonly #membership: Membership;
   readonly #lease: Lease;
-  readonly #workers: Workers<Env>;
+  readonly #workers: Workers<Env>[];
+  readonly #watch: PoolWatch;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(options: FateOptions<Env>) {
     const resolved = resolveFateOptions(options);
     const onEvent = resolved.onEvent;
+    const logger = throttled(resolved.logger);
     this.#o = Object.freeze({
       ...resolved,
+      logger,
       // Warnings always reach the logger, whatever the caller's event handler does.
       onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
-        if (type === 'warning') logWarning(resolved.logger, event as FateEvents['warning']);
+        if (type === 'warning') logWarning(logger, event as FateEvents['warning']);
         onEvent(type, event);
       },
     });
     const timeoutMs = this.#o.store.livenessTimeoutMs;
-    this.#queue = new WorkQueue(this.#o.workers);
+    const { pools } = this.#o;
     this.#lease = new Lease(timeoutMs - this.#o.heartbeatMs / 2, () => {
       this.#o.onEvent('warning', {
         message:
           'this instance could not renew its liveness in time; its running steps are aborted',
         error: undefined,
       });
-      this.#workers.abortAll('the liveness lease of this instance lapsed');
+      for (const w of this.#workers) w.abortAll('the liveness lease of this instance lapsed');
     });
-    this.#workers = new Workers(this.#o, this.#queue, this.#lease, () => this.#state !== 'running');
+    const stopping = () => this.#state !== 'running';
+    this.#workers = pools.all.map((pool) => new Workers(this.#o, pool, this.#lease, stopping));
+    this.#watch = new PoolWatch(pools, this.#o.poolSaturationWarnMs, this.#o.onEvent);
     this.#membership = new Membership({
       store: this.#o.store,
       source: this.#o.partitions,
-      group: DEFAULT_GROUP,
+      group: pools.group,
       heartbeatMs: this.#o.heartbeatMs,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
       reconcileMs: this.#o.reconcileMs,
@@ -71,12 +76,14 @@ export class Fate<Env = unknown> {
       logger: this.#o.logger,
       onEvent: this.#o.onEvent,
       onChange: () => this.#finder.rescan(),
-      onRecovered: (ids) => this.#finder.recovered(ids),
+      onRecovered: (ids) => void this.#finder.recovered(ids),
     });
     this.#finder = new WorkFinder({
       store: this.#o.store,
       scanner: this.#o.scanner,
-      queue: this.#queue,
+      route: (op) => pools.route(op)?.queue,
+      queues: pools.all.map((p) => p.queue),
+      foreign: (op) => this.#watch.foreign(op, this.#membership.groups()),
       partition: () => this.#membership.current(),
       backoffMinMs: this.#o.backoffMinMs,
       backoffMaxMs: this.#o.backoffMaxMs,
@@ -100,7 +107,13 @@ export class Fate<Env = unknown> {
       this.#unsubscribe = await this.#o.store.onWakeup(() => this.#finder.wake());
     }
     this.#finder.start();
-    this.#workers.start(this.#o.workers);
+    for (const w of this.#workers) w.start();
+    this.#watch.start();
+  }
+
+  /** Each pool's workers and queue now: busy, idle, queued. */
+  pools(): PoolStats[] {
+    return this.#o.pools.stats();
   }
 
   /** Seeds a transaction whose first step is `step`; wakes this instance's finder at once. */
@@ -162,16 +175,17 @@ export class Fate<Env = unknown> {
   async shutdown(timeoutMs = 30_000): Promise<void> {
     if (this.#state !== 'running') return;
     this.#state = 'stopping';
+    this.#watch.stop();
     await this.#unsubscribe?.().catch(() => undefined);
-    this.#queue.close();
+    this.#o.pools.close();
     await this.#finder.stop();
-    const finished = this.#workers.done().then(() => true);
+    const finished = Promise.all(this.#workers.map((w) => w.done())).then(() => true);
     if (!(await Promise.race([finished, sleep(timeoutMs, false, { ref: false })]))) {
       this.#o.onEvent('warning', {
         message: `shutdown: steps still running after ${timeoutMs} ms; their signals are aborted`,
         error: undefined,
       });
-      this.#workers.abortAll(`shutdown ran out of time (${timeoutMs} ms)`, true);
+      for (const w of this.#workers) w.abortAll(`shutdown ran out of time (${timeoutMs} ms)`, true);
       await finished;
     }
     await this.#membership
@@ -182,9 +196,6 @@ export class Fate<Env = unknown> {
     this.#state = 'stopped';
   }
 }
-
-/** The membership group of engines without pools: all of them split the id space. */
-const DEFAULT_GROUP = '*';
 
 function logWarning(logger: FateLogger, event: FateEvents['warning']): void {
   logger.warn(

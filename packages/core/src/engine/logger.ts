@@ -44,3 +44,29 @@ function codeOf(err: Error): string {
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' ? ` [${code}]` : '';
 }
+
+/**
+ * A logger that writes a warning at most once per `intervalMs` per message, adding how
+ * many were held back: a store that stays away for a minute is one line every ten
+ * seconds, not one per scan.
+ */
+export function throttled(logger: FateLogger, intervalMs = 10_000): FateLogger {
+  const last = new Map<string, { at: number; held: number }>();
+  return {
+    ...logger,
+    error: (fields, message) => logger.error(fields, message),
+    info: (fields, message) => logger.info(fields, message),
+    debug: (fields, message) => logger.debug(fields, message),
+    warn(fields, message) {
+      const now = performance.now();
+      const seen = last.get(message);
+      if (seen && now - seen.at < intervalMs) {
+        seen.held++;
+        return;
+      }
+      last.set(message, { at: now, held: 0 });
+      if (last.size > 1_000) last.clear();
+      logger.warn(seen?.held ? { ...fields, repeated: seen.held } : fields, message);
+    },
+  };
+}

@@ -36,6 +36,7 @@ export class Membership {
   readonly #o: MembershipOptions;
   #timer: NodeJS.Timeout | undefined;
   #partition: PartitionData | undefined;
+  #groups: string[] = [];
   #lastCheck = Number.NEGATIVE_INFINITY;
   #lastReconcile = performance.now();
   #running = false;
@@ -59,6 +60,11 @@ export class Membership {
     const source = this.#o.source;
     if (source === 'membership') return this.#partition;
     return typeof source === 'function' ? source() : source;
+  }
+
+  /** The membership groups of the live engines, as last observed. */
+  groups(): readonly string[] {
+    return this.#groups;
   }
 
   /** Stops beating and writes this instance's tombstone: it leaves membership at once. */
@@ -93,6 +99,7 @@ export class Membership {
     try {
       const live = await store.liveInstances();
       const engines = live.filter((i) => i.group !== undefined);
+      this.#groups = [...new Set(engines.map((i) => i.group as string))];
       const peers = engines.filter((i) => i.group === this.#o.group);
       const index = peers.findIndex((i) => i.lockId === store.lockId);
       const partition = index < 0 ? undefined : { partition: index, total: peers.length };

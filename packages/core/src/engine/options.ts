@@ -10,6 +10,7 @@ import { StepRegistry, type StepType } from '../step.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
 import { type FateLogger, stderrLogger } from './logger.js';
+import { type PoolOptions, Pools } from './pools.js';
 
 /**
  * Where an instance's partition comes from: a fixed share, a supplier asked before every
@@ -28,8 +29,19 @@ export interface FateOptions<Env> {
   readonly env: Env;
   /** The step types this instance can run. */
   readonly steps: StepRegistry<Env> | Iterable<StepType<Env>>;
-  /** Concurrent transactions in this instance. Default 4. */
+  /** Concurrent transactions in this instance, in one pool for every op. Default 4. */
   readonly workers?: number;
+  /**
+   * Named pools of workers per set of op names, instead of `workers`, so long operations
+   * never starve short ones: `[{ name: 'slow', ops: ['migrate'], workers: 2 }, { name:
+   * 'default', workers: 8 }]`. Every op maps to exactly one pool; the pool without `ops` is
+   * the catch-all.
+   */
+  readonly pools?: readonly PoolOptions[];
+  /** With `pools` and no catch-all: this engine runs only the ops its pools name. */
+  readonly onlyPooledOps?: boolean;
+  /** Warn when a pool has had every worker busy and its queue full this long, ms. Default 60,000. */
+  readonly poolSaturationWarnMs?: number;
   /** Default `'membership'`. */
   readonly partitions?: PartitionSource;
   /** How the work finder reads its partition. Default `'range'`. */
@@ -64,6 +76,8 @@ export interface ResolvedFateOptions<Env> {
   readonly env: Env;
   readonly steps: StepRegistry<Env>;
   readonly workers: number;
+  readonly pools: Pools;
+  readonly poolSaturationWarnMs: number;
   readonly partitions: PartitionSource;
   readonly scanner: PartitionScanner;
   readonly backoffMinMs: number;
@@ -110,6 +124,11 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
       `heartbeatMs (${heartbeatMs}) must be at most a third of the store's livenessTimeoutMs (${timeoutMs})`,
     );
   }
+  if (o.pools !== undefined && o.workers !== undefined) {
+    throw invalidArgument('give workers per pool in pools, or workers without pools, not both');
+  }
+  const workers = positiveInt('workers', o.workers, 4);
+  const pools = new Pools(o.pools ?? [{ name: 'default', workers }], o.onlyPooledOps === true);
   const logger = o.logger ?? stderrLogger;
   for (const level of ['error', 'warn', 'info', 'debug'] as const) {
     if (typeof logger[level] !== 'function')
@@ -119,7 +138,9 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     store: o.store,
     env: o.env,
     steps,
-    workers: positiveInt('workers', o.workers, 4),
+    workers: pools.all.reduce((n, p) => n + p.workers, 0),
+    pools,
+    poolSaturationWarnMs: positiveInt('poolSaturationWarnMs', o.poolSaturationWarnMs, 60_000),
     partitions,
     scanner,
     backoffMinMs,

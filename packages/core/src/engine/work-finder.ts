@@ -12,7 +12,12 @@ import type { WorkQueue } from './work-queue.js';
 export interface WorkFinderOptions {
   readonly store: FatesStore;
   readonly scanner: PartitionScanner;
-  readonly queue: WorkQueue;
+  /** The queue of the pool that runs `op` here; undefined when this engine does not run it. */
+  readonly route: (op: string) => WorkQueue | undefined;
+  /** Every pool's queue. */
+  readonly queues: readonly WorkQueue[];
+  /** Called with ops found runnable that this engine does not run. */
+  readonly foreign: (op: string) => void;
   readonly partition: () => Promise<PartitionData | undefined>;
   readonly backoffMinMs: number;
   readonly backoffMaxMs: number;
@@ -23,10 +28,10 @@ export interface WorkFinderOptions {
 
 /**
  * The one loop per instance that looks for work (seed PR): walks its partition a page at
- * a time in id order, hands ids to the workers through the bounded queue, and at the end
- * of a sweep that found nothing backs off exponentially — never sleeping past the
- * earliest stored deferral, and cut short by `wake()`. A partition change does not send
- * it back to the start: it goes on from where it was when that is still in its range.
+ * a time in id order, hands each id to its pool's bounded queue, and at the end of a sweep
+ * that found nothing backs off exponentially — never sleeping past the earliest stored
+ * deferral, and cut short by `wake()`. A partition change does not send it back to the
+ * start: it goes on from where it was when that is still in its range.
  */
 export class WorkFinder {
   readonly #o: WorkFinderOptions;
@@ -37,6 +42,8 @@ export class WorkFinder {
   #stale = false;
   /** The last id looked at in this sweep; the next page starts after it. */
   #cursor: string | undefined;
+  /** Pools whose ids this sweep left behind because they were full. */
+  readonly #starved = new Set<WorkQueue>();
 
   constructor(options: WorkFinderOptions) {
     this.#o = options;
@@ -60,8 +67,14 @@ export class WorkFinder {
   }
 
   /** Transactions that became runnable again (their holder died): they go first. */
-  recovered(ids: readonly FateId[]): void {
-    for (const id of ids) this.#o.queue.offerFirst(id);
+  async recovered(ids: readonly FateId[]): Promise<void> {
+    const { store, route } = this.#o;
+    await Promise.all(
+      ids.map(async (id) => {
+        const view = await store.read(id).catch(() => undefined);
+        route(view?.info.opName ?? '')?.offerFirst(id);
+      }),
+    );
   }
 
   async stop(): Promise<void> {
@@ -114,24 +127,16 @@ export class WorkFinder {
     }
   }
 
-  /** Reads one page after the cursor and hands its ids out; moves the cursor. */
+  /** Reads one page after the cursor and hands its ids out; moves the cursor on. */
   async #page(partition: PartitionData) {
-    const { queue, scanner, store, pageSize } = this.#o;
+    const { scanner, store, pageSize } = this.#o;
     const scan = await scanner.scan(store, partition, {
       limit: pageSize,
       ...(this.#cursor !== undefined ? { after: this.#cursor } : {}),
     });
-    let found = 0;
-    let cut = false;
-    for (const id of scan.ids) {
-      if (!this.#running || this.#stale) {
-        cut = true;
-        break;
-      }
-      if (!queue.has(id) && (await queue.offer(id))) found++;
-      this.#cursor = id;
-    }
-    if (!cut) this.#cursor = scan.last; // a full page goes on after it; else the sweep ends
+    const found = await this.#handOut(scan.ids, scan.ops);
+    // A rescan reads the same place again; otherwise a full page goes on after it.
+    if (!this.#stale) this.#cursor = scan.last;
     this.#o.onEvent('scan', {
       partition,
       strategy: scanner.strategy,
@@ -139,11 +144,41 @@ export class WorkFinder {
       ms: scan.ms,
       found,
     });
-    return {
-      found,
-      more: this.#cursor !== undefined,
-      nextDeferralAt: scan.nextDeferralAt,
-    };
+    return { found, more: this.#cursor !== undefined, nextDeferralAt: scan.nextDeferralAt };
+  }
+
+  /**
+   * Hands each id to its pool's queue, in id order per pool. A full pool does not stop the
+   * others: its ids wait while the rest are handed out, and the finder waits for room in
+   * it only while no other pool has an idle worker; then it moves on and leaves them to
+   * the next sweep. With a single pool this is plain back-pressure.
+   */
+  async #handOut(ids: readonly FateId[], ops: readonly string[]): Promise<number> {
+    let pending: Array<{ id: FateId; queue: WorkQueue }> = [];
+    ids.forEach((id, i) => {
+      const op = ops[i] ?? '';
+      const queue = this.#o.route(op);
+      if (queue) pending.push({ id, queue });
+      else this.#o.foreign(op);
+    });
+    let found = 0;
+    while (pending.length > 0 && this.#running && !this.#stale) {
+      const waiting: typeof pending = [];
+      for (const item of pending) {
+        const result = item.queue.tryOffer(item.id);
+        if (result === 'queued') found++;
+        else if (result === 'full') waiting.push(item);
+      }
+      pending = waiting;
+      const full = new Set(pending.map((p) => p.queue));
+      if (full.size === 0) break;
+      if (this.#o.queues.some((q) => !full.has(q) && q.idle > 0)) {
+        for (const q of full) this.#starved.add(q);
+        break; // other pools are hungry: go on to the next page
+      }
+      await Promise.race([...[...full].map((q) => q.changed()), this.#wakeUp()]);
+    }
+    return found;
   }
 
   /** After a partition change, go on from the cursor if the new range still holds it. */
@@ -153,19 +188,31 @@ export class WorkFinder {
     if (!inRange(this.#cursor, range)) this.#cursor = undefined;
   }
 
-  #sleep(ms: number): Promise<void> {
-    if (!this.#running || this.#woken) return Promise.resolve();
+  /** Resolves when the finder is woken, told to rescan, or stopped. */
+  #wakeUp(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
       this.#wake = () => {
         this.#wake = undefined;
-        done();
+        resolve();
       };
     });
+  }
+
+  /** Sleeps `ms`, or until woken, or until a pool left behind has room again. */
+  async #sleep(ms: number): Promise<void> {
+    if (!this.#running || this.#woken) return;
+    const starved = [...this.#starved];
+    this.#starved.clear();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+      this.#wakeUp(),
+      ...starved.map((q) => q.changed()),
+    ]);
+    clearTimeout(timer);
+    this.#wake = undefined;
   }
 }
 

@@ -1,16 +1,19 @@
 import type { FateId } from '../ids.js';
 
+/** What `tryOffer` did with an id. */
+export type OfferResult = 'queued' | 'full' | 'held' | 'closed';
+
 /**
- * The bounded hand-off between the work finder and the workers. An id is held from
- * `offer` until `done`, so no id is handed to two workers, and `offer` waits while the
- * queue is full instead of buffering without bound.
+ * The bounded hand-off between the work finder and one pool's workers. An id is held from
+ * its offer until `done`, so no id is handed to two workers, and the queue never holds
+ * more than its capacity: the finder waits (or feeds another pool) instead of buffering.
  */
 export class WorkQueue {
   readonly #capacity: number;
   readonly #items: FateId[] = [];
   readonly #held = new Set<FateId>();
   #takers: Array<(id: FateId | undefined) => void> = [];
-  #spaceWaiters: Array<() => void> = [];
+  #watchers: Array<() => void> = [];
   #closed = false;
 
   constructor(capacity: number) {
@@ -22,17 +25,32 @@ export class WorkQueue {
     return this.#held.has(id);
   }
 
-  /** Queues an id unless held already; waits for space. False when closed. */
-  async offer(id: FateId): Promise<boolean> {
-    while (!this.#closed && this.#items.length >= this.#capacity) {
-      await new Promise<void>((r) => this.#spaceWaiters.push(r));
-    }
-    if (this.#closed || this.#held.has(id)) return false;
-    this.#held.add(id);
-    const taker = this.#takers.shift();
-    if (taker) taker(id);
-    else this.#items.push(id);
-    return true;
+  get full(): boolean {
+    return this.#items.length >= this.#capacity;
+  }
+
+  /** Ids waiting for a worker. */
+  get queued(): number {
+    return this.#items.length;
+  }
+
+  /** Workers waiting for an id. */
+  get idle(): number {
+    return this.#takers.length;
+  }
+
+  /** Ids being worked on. */
+  get running(): number {
+    return this.#held.size - this.#items.length;
+  }
+
+  /** Queues an id unless it is held already or the queue is full; never waits. */
+  tryOffer(id: FateId): OfferResult {
+    if (this.#closed) return 'closed';
+    if (this.#held.has(id)) return 'held';
+    if (this.full) return 'full';
+    this.#hand(id, false);
+    return 'queued';
   }
 
   /**
@@ -41,10 +59,7 @@ export class WorkQueue {
    */
   offerFirst(id: FateId): boolean {
     if (this.#closed || this.#held.has(id)) return false;
-    this.#held.add(id);
-    const taker = this.#takers.shift();
-    if (taker) taker(id);
-    else this.#items.unshift(id);
+    this.#hand(id, true);
     return true;
   }
 
@@ -52,11 +67,13 @@ export class WorkQueue {
   take(): Promise<FateId | undefined> {
     const id = this.#items.shift();
     if (id) {
-      this.#spaceWaiters.shift()?.();
+      this.#changed();
       return Promise.resolve(id);
     }
     if (this.#closed) return Promise.resolve(undefined);
-    return new Promise((r) => this.#takers.push(r));
+    const taken = new Promise<FateId | undefined>((r) => this.#takers.push(r));
+    this.#changed(); // one more idle worker
+    return taken;
   }
 
   /** Releases an id taken earlier. */
@@ -64,11 +81,29 @@ export class WorkQueue {
     this.#held.delete(id);
   }
 
+  /** Resolves at the next change of room or idleness (a take, a close). */
+  changed(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return new Promise((r) => this.#watchers.push(r));
+  }
+
   /** Stops handing out ids; queued ids are dropped (they stay unreserved in the store). */
   close(): void {
     this.#closed = true;
     for (const id of this.#items.splice(0)) this.#held.delete(id);
     for (const t of this.#takers.splice(0)) t(undefined);
-    for (const w of this.#spaceWaiters.splice(0)) w();
+    this.#changed();
+  }
+
+  #hand(id: FateId, first: boolean): void {
+    this.#held.add(id);
+    const taker = this.#takers.shift();
+    if (taker) taker(id);
+    else if (first) this.#items.unshift(id);
+    else this.#items.push(id);
+  }
+
+  #changed(): void {
+    for (const w of this.#watchers.splice(0)) w();
   }
 }

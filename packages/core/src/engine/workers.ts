@@ -5,6 +5,7 @@ import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
 import type { Lease } from './lease.js';
 import type { ResolvedFateOptions } from './options.js';
+import type { Pool } from './pools.js';
 import { isInterrupted, isStoreFault, type RunnerContext, runTransaction } from './runner.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -28,16 +29,13 @@ export class Workers<Env> {
   readonly #runs = new Set<AbortController>();
   readonly #failures = new Map<FateId, number>();
   readonly #stop = new AbortController();
+  readonly #count: number;
   #workers: Promise<void>[] = [];
 
-  constructor(
-    o: ResolvedFateOptions<Env>,
-    queue: WorkQueue,
-    lease: Lease,
-    stopping: () => boolean,
-  ) {
+  constructor(o: ResolvedFateOptions<Env>, pool: Pool, lease: Lease, stopping: () => boolean) {
     this.#o = o;
-    this.#queue = queue;
+    this.#queue = pool.queue;
+    this.#count = pool.workers;
     this.#lease = lease;
     this.#ctx = {
       env: o.env,
@@ -51,8 +49,8 @@ export class Workers<Env> {
     };
   }
 
-  start(count: number): void {
-    this.#workers = Array.from({ length: count }, () => this.#work());
+  start(): void {
+    this.#workers = Array.from({ length: this.#count }, () => this.#work());
   }
 
   /** Resolves when every worker returned (the queue was closed and runs ended). */

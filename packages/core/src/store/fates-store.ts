@@ -59,6 +59,12 @@ export interface FatesStore {
    * signal gives `FATE_ABORTED`, the timeout `FATE_TIMEOUT`.
    */
   reserve(id: FateId, options?: ReserveOptions): Promise<FateStore>;
+  /**
+   * Deletes `id` in any status (admin), even when its stored status cannot be decoded, so
+   * no handle can be made for it. Waits for the reservation as `reserve` does, with the
+   * same errors; the delete is a fenced write under that reservation.
+   */
+  forceDelete(id: FateId, options?: ReserveOptions): Promise<void>;
 
   /** A snapshot; an absent id reads UNKNOWN with an empty stack and no info. */
   read(id: FateId): Promise<FateView>;

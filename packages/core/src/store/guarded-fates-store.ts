@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
+import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import { type FateId, parseFateId } from '../ids.js';
 import type { Status } from '../status.js';
-import type { StoreBackend } from './backend.js';
+import type { StoreBackend, StoredRecord } from './backend.js';
 import type { StoreCapabilities } from './capabilities.js';
 import { ClientLiveness } from './client-liveness.js';
 import { decodeStatus, decodeView } from './codec.js';
@@ -32,6 +31,7 @@ import type {
   SeedResult,
   TxSummary,
 } from './types.js';
+import { untilFree } from './until-free.js';
 
 /**
  * Opens `backend` and wraps it in the runtime guard every backend shares: argument
@@ -128,25 +128,12 @@ class GuardedFatesStore implements FatesStore {
 
   async tryReserve(id: FateId): Promise<FateStore | undefined> {
     parseFateId(id);
-    const reservation: Reservation = { lockId: this.lockId, uuid: randomUUID() };
-    this.#ledger.pending(reservation.uuid);
-    let got: Awaited<ReturnType<StoreBackend['tryReserve']>>;
-    try {
-      got = await this.#retried('tryReserve', (b) => b.tryReserve(id, reservation));
-    } catch (err) {
-      // Unknown outcome: it may be stored under our name. Never leave it held and forgotten.
-      if (err instanceof FateError && err.code === FateErrorCode.STORE_UNAVAILABLE) {
-        this.#ledger.uncertain(id, reservation);
-      } else this.#ledger.forget(reservation.uuid);
-      throw err;
-    }
-    if (got === 'absent' || got === 'held') {
-      this.#ledger.forget(reservation.uuid);
-      return undefined;
-    }
+    const taken = await this.#take(id);
+    if (!taken) return undefined;
+    const { reservation, record } = taken;
     let status: Status;
     try {
-      status = decodeStatus(id, got.status);
+      status = decodeStatus(id, record.status);
     } catch (err) {
       // Leave a record we cannot read exactly as it was, unreserved.
       await this.#retried('tryReserve', (b) => b.clearReservation(id, reservation)).finally(() =>
@@ -154,40 +141,61 @@ class GuardedFatesStore implements FatesStore {
       );
       throw err;
     }
-    const handle = new ReservedFate(this.#host, id, reservation, status, got);
+    const handle = new ReservedFate(this.#host, id, reservation, status, record);
     this.#ledger.hold(reservation.uuid, handle);
     return handle;
   }
 
-  async reserve(id: FateId, options: ReserveOptions = {}): Promise<FateStore> {
-    parseFateId(id);
-    const { signal, timeoutMs } = options;
-    if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs < 0)) {
-      throw invalidArgument('timeoutMs must be a finite number >= 0');
-    }
-    const deadline = performance.now() + (timeoutMs ?? Number.POSITIVE_INFINITY);
-    let pause = 5;
-    for (;;) {
-      if (signal?.aborted) {
-        throw new FateError(FateErrorCode.ABORTED, `reserving ${id} was aborted`, {
-          cause: signal.reason,
-        });
-      }
-      const handle = await this.tryReserve(id);
-      if (handle) return handle;
-      const view = await this.#call('reserve', (b) => b.read(id));
-      if (!view) throw new FateError(FateErrorCode.NOT_FOUND, `no transaction ${id}`);
-      const left = deadline - performance.now();
-      if (left <= 0)
-        throw new FateError(FateErrorCode.TIMEOUT, `${id} stayed reserved for ${timeoutMs} ms`);
-      try {
-        await sleep(Math.min(pause, left), undefined, signal ? { signal } : {});
-      } catch {
-        // the loop reports the abort
-      }
-      pause = Math.min(pause * 2, 100);
-    }
+  reserve(id: FateId, options: ReserveOptions = {}): Promise<FateStore> {
+    return untilFree(id, options, this.#readForWait, () => this.tryReserve(id));
   }
+
+  async forceDelete(id: FateId, options: ReserveOptions = {}): Promise<void> {
+    await untilFree(id, options, this.#readForWait, async () => {
+      // Taken without decoding the status (backends never decode), so a record whose
+      // status nobody can read can still be removed; the delete is fenced like any write.
+      const taken = await this.#take(id);
+      if (!taken) return undefined;
+      const { reservation } = taken;
+      try {
+        const deleted = await this.#retried('forceDelete', (b) =>
+          b.write(id, reservation, { delete: true }),
+        );
+        // False: gone already (a repeat after our own delete applied) or cleared meanwhile
+        // (an admin client need not be live): then it is tried again like a lost race.
+        if (deleted || !(await this.#retried('forceDelete', (b) => b.read(id)))) return true;
+        return undefined;
+      } finally {
+        this.#ledger.forget(reservation.uuid);
+      }
+    });
+  }
+
+  /**
+   * Sets a fresh reservation of ours on `id`, or says why not (undefined: absent or held).
+   * A lost reply is asked again with the same reservation; when the outcome stays unknown
+   * the ledger clears it in the background, so it is never left held and forgotten.
+   */
+  async #take(id: FateId): Promise<{ reservation: Reservation; record: StoredRecord } | undefined> {
+    const reservation: Reservation = { lockId: this.lockId, uuid: randomUUID() };
+    this.#ledger.pending(reservation.uuid);
+    let got: StoredRecord | 'absent' | 'held';
+    try {
+      got = await this.#retried('tryReserve', (b) => b.tryReserve(id, reservation));
+    } catch (err) {
+      if (isFateError(err, FateErrorCode.STORE_UNAVAILABLE))
+        this.#ledger.uncertain(id, reservation);
+      else this.#ledger.forget(reservation.uuid);
+      throw err;
+    }
+    if (got === 'absent' || got === 'held') {
+      this.#ledger.forget(reservation.uuid);
+      return undefined;
+    }
+    return { reservation, record: got };
+  }
+
+  readonly #readForWait = (id: FateId) => this.#call('reserve', (b) => b.read(id));
 
   async read(id: FateId): Promise<FateView> {
     parseFateId(id);

@@ -2,7 +2,7 @@ import { invalidArgument } from '../errors.js';
 import { type FateId, keyedFateId, newFateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { NewRecord, StoreBackend, StoredRecord } from './backend.js';
-import { checkStep, decodeInfo, encodeJson } from './codec.js';
+import { checkStep, decodeInfo, decodeStack, encodeJson } from './codec.js';
 import type { SeedRequest, SeedResult, TxInfo } from './types.js';
 
 /** A backend call asked again while its reply is lost; `onRetry` runs before each repeat. */
@@ -109,13 +109,18 @@ export function newRecord(now: number): NewRecord {
 /**
  * After a repeated insert found the id taken: was it our own first attempt, whose reply
  * was lost? A random id can only be ours. A keyed one is ours when what is stored was
- * created at the very millisecond we stamped (its status and stack may have moved on).
+ * created at the very millisecond we stamped with the very first step we sent (its status
+ * and later steps may have moved on since).
  */
 export function insertedByUs(seed: PreparedSeed, stored: StoredRecord | undefined): boolean {
   if (!seed.keyed) return true;
   if (!stored) return false;
   try {
-    return decodeInfo(seed.id, stored.info).created === seed.created;
+    const first = JSON.stringify(decodeStack(seed.id, stored.stack)[0]);
+    return (
+      decodeInfo(seed.id, stored.info).created === seed.created &&
+      `[${first}]` === seed.record.stack
+    );
   } catch {
     return false;
   }

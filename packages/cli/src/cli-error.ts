@@ -1,0 +1,24 @@
+/** Stable codes of the command line's own errors (fate's are `FateErrorCode`). */
+export const CliErrorCode = {
+  /** The command line itself is wrong: unknown command or option, missing or bad value. */
+  USAGE: 'FATE_CLI_USAGE',
+  /** A demo worker process did not start, or every one exited before the orders finished. */
+  DEMO_WORKERS_FAILED: 'FATE_DEMO_WORKERS_FAILED',
+} as const;
+
+export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];
+
+/** An error of the command line, with a stable `code`. */
+export class CliError extends Error {
+  readonly code: CliErrorCode;
+
+  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CliError';
+    this.code = code;
+  }
+}
+
+/** A mistake in the command line: exit status 2, with the command's usage. */
+export const usageError = (message: string, cause?: unknown): CliError =>
+  new CliError(CliErrorCode.USAGE, message, cause === undefined ? undefined : { cause });

@@ -1,0 +1,128 @@
+import { type FateId, type FatesStore, newFateId, type Reservation, Status } from '@fate/core';
+import { describe, expect, it } from 'vitest';
+import type { ConformanceTarget } from '../fixture.js';
+import { eventually, step, useFixture } from '../store/context.js';
+
+/** Heartbeats `store` every `everyMs` until the returned function is called. */
+function keepAlive(store: FatesStore, everyMs: number): () => void {
+  const timer = setInterval(() => void store.heartbeat().catch(() => undefined), everyMs);
+  return () => clearInterval(timer);
+}
+
+export function cleaningTests(target: ConformanceTarget): void {
+  describe('faults: clearing dead holders', () => {
+    const ctx = useFixture(target);
+
+    it('fences on the whole reservation: the same lock id with another uuid changes nothing', async () => {
+      const backend = ctx.fixture.backend();
+      await backend.open();
+      try {
+        const id = newFateId();
+        const record = { status: Status.SUBMITTED, stack: '[]', info: '{}', op: 'op' };
+        expect(await backend.insert(id, record)).toBe(true);
+        const mine: Reservation = { lockId: 'w1@aaaa', uuid: 'u-1' };
+        const stale: Reservation = { lockId: 'w1@aaaa', uuid: 'u-2' };
+        expect(await backend.tryReserve(id, mine)).toMatchObject({ reservation: mine });
+        expect(await backend.tryReserve(id, stale)).toBe('held');
+        expect(await backend.write(id, stale, { status: Status.FAILED })).toBe(false);
+        expect(await backend.write(id, stale, { release: { deferMs: 0 } })).toBe(false);
+        expect(await backend.write(id, stale, { delete: true })).toBe(false);
+        expect(await backend.clearReservation(id, stale)).toBe(false);
+        const otherLock: Reservation = { lockId: 'w2@bbbb', uuid: 'u-1' };
+        expect(await backend.clearReservation(id, otherLock)).toBe(false);
+        expect(await backend.write(id, otherLock, { status: Status.FAILED })).toBe(false);
+        expect(await backend.read(id)).toEqual({
+          status: Status.SUBMITTED,
+          stack: '[]',
+          info: '{}',
+          reservation: mine,
+          deferUntil: 0,
+        });
+        expect(await backend.clearReservation(id, mine)).toBe(true);
+        expect((await backend.read(id))?.reservation).toBeNull();
+      } finally {
+        await backend.close();
+      }
+    });
+
+    it('never clears a holder that registered and reserved while the cleaner was looking', async () => {
+      const { store: cleaner, faults } = await ctx.faultyClient();
+      const newcomer = await ctx.client({ livenessTimeoutMs: 5_000 });
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      let reserved: FateId | undefined;
+      const arrive = async () => {
+        if (reserved) return;
+        await newcomer.registerInstance();
+        reserved = (await newcomer.reserve(id)).id;
+      };
+      // between the cleaner's two reads (liveness and reservations, in either order)
+      faults.after('instances', arrive);
+      faults.after('reservations', arrive);
+      expect(await cleaner.clearDeadReservations()).toEqual([]);
+      expect(reserved).toBe(id);
+      expect((await ctx.store.read(id)).reservation?.lockId).toBe(newcomer.lockId);
+    });
+
+    it('does not clear holders that could not renew because the store was away', async () => {
+      const timeout = 600;
+      const { store: holder, faults: holderFaults } = await ctx.faultyClient({
+        livenessTimeoutMs: timeout,
+      });
+      const { store: cleaner, faults: cleanerFaults } = await ctx.faultyClient({
+        livenessTimeoutMs: timeout,
+      });
+      await holder.registerInstance();
+      await cleaner.registerInstance();
+      const stopHolder = keepAlive(holder, 100);
+      const stopCleaner = keepAlive(cleaner, 100);
+      try {
+        const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+        const h = await holder.reserve(id);
+        const cleared: FateId[] = [];
+        const sweep = async () => {
+          for (const c of await cleaner.clearDeadReservations().catch(() => [])) cleared.push(c.id);
+        };
+        await sweep();
+        // the store is away for 2.5 timeouts, for everyone
+        holderFaults.outage(2.5 * timeout);
+        cleanerFaults.outage(2.5 * timeout);
+        const until = performance.now() + 2.5 * timeout + 2 * timeout;
+        while (performance.now() < until) {
+          await sweep();
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        expect(cleared).toEqual([]);
+        await h.setStatus(Status.IN_PROGRESS); // still ours
+      } finally {
+        stopHolder();
+        stopCleaner();
+      }
+    });
+
+    it('clears a holder only after watching it not renew for its whole timeout', async () => {
+      const holder = await ctx.client({ livenessTimeoutMs: 800 });
+      await holder.registerInstance();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      await holder.reserve(id); // then it stops heartbeating, as a frozen process would
+      const watchingSince = performance.now();
+      expect(await ctx.store.clearDeadReservations()).toEqual([]);
+      await eventually(
+        'the holder is cleared',
+        async () => (await ctx.store.clearDeadReservations()).length > 0,
+        5_000,
+      );
+      expect(performance.now() - watchingSince).toBeGreaterThanOrEqual(750);
+      expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
+    });
+
+    it('keeps plain clients out of membership: only engines have a group', async () => {
+      const plain = await ctx.client();
+      const engine = await ctx.client();
+      await plain.registerInstance();
+      await engine.registerInstance({ group: 'workers' });
+      const live = await ctx.store.liveInstances();
+      expect(live.find((i) => i.lockId === plain.lockId)?.group).toBeUndefined();
+      expect(live.find((i) => i.lockId === engine.lockId)?.group).toBe('workers');
+    });
+  });
+}
