@@ -65,8 +65,11 @@ export class ZkRecords {
     this.#juteMaxBuffer = juteMaxBuffer;
   }
 
-  /** Caches a free record a scan found: reserving it next can skip reading it again. */
-  sawFree(id: string, read: ReadRecord): void {
+  /**
+   * Caches a record just read that this client may write next (a free one a scan found,
+   * to reserve; a held one a cleaner listed, to clear): that write can skip reading it.
+   */
+  saw(id: string, read: ReadRecord): void {
     this.#cache.saw(id, read);
   }
 

@@ -76,9 +76,12 @@ export class ZkReservationIndex {
     const records = new Map(ids.map((id, i) => [id, read[i]]));
     const out: Array<{ id: string; reservation: Reservation }> = [];
     for (const id of ids) {
-      const reservation = records.get(id)?.record.reservation;
-      if (reservation && (lockId === undefined || reservation.lockId === lockId)) {
+      const read = records.get(id);
+      const reservation = read?.record.reservation;
+      if (read && reservation && (lockId === undefined || reservation.lockId === lockId)) {
         out.push({ id, reservation });
+        // A cleaner clears some of these next: with the copy cached, in one round trip.
+        this.#records.saw(id, read);
       }
     }
     this.#repair(

@@ -84,7 +84,7 @@ export class ZkScanner {
         }
         ids.push(id);
         ops.push(r.op);
-        this.#records.sawFree(id, r);
+        this.#records.saw(id, r);
         if (ids.length === limit) {
           // Ids after it (read or not) are examined again by the next page.
           if (id !== sorted.at(-1)) last = id;
