@@ -1,3 +1,4 @@
+import { FateErrorCode, isFateError } from '@fate/core';
 import { localNow, ZkClock } from './zk-clock.js';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { ZkDeadlines } from './zk-deadlines.js';
@@ -199,7 +200,12 @@ export class ZkClient {
     let at = '';
     for (const part of path.split('/').slice(1)) {
       at += `/${part}`;
-      await this.create(at, '', 0);
+      try {
+        await this.create(at, '', 0);
+      } catch (err) {
+        // An ACL may refuse creating children where the node exists already: fine.
+        if (!isFateError(err, FateErrorCode.STORE_CONFIG) || !(await this.exists(at))) throw err;
+      }
     }
   }
 }

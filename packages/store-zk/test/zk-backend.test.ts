@@ -43,6 +43,33 @@ describe('ZkBackend against ZooKeeper', () => {
     ]);
   });
 
+  it('refuses a chroot its ACL or an ephemeral parent forbids with FATE_STORE_CONFIG, naming the path', async () => {
+    const locked = `/fate-test-${randomUUID()}`;
+    const acl = (perm: number) =>
+      zk.raw.set_acl(locked, -1, [{ perm, scheme: 'world', auth: 'anyone' }] as never);
+    await zk.raw.create(locked, '', 0);
+    zk.cleanup.push(async () => {
+      await acl(31);
+      await removeTree(zk.raw, locked);
+    });
+    // world may read it and change its ACL, not create under it: the chroot is refused
+    await acl(1 | 16);
+    const ephemeral = `/fate-test-${randomUUID()}`;
+    await zk.raw.create(ephemeral, '', 1);
+    for (const parent of [locked, ephemeral]) {
+      const err = await rejection(openStore(`${zk.service.url}${parent}/fate`));
+      expect(err.code).toBe('FATE_STORE_CONFIG');
+      expect(err.message).toContain(`${parent}/fate`);
+    }
+    // a chroot that exists is used even where its parent's ACL refuses creating it
+    await acl(31);
+    await zk.raw.create(`${locked}/fate`, '', 0);
+    await acl(1 | 16);
+    const store = await openStore(`${zk.service.url}${locked}/fate`);
+    zk.cleanup.push(() => store.close());
+    expect((await store.seed({ step: step(), opName: 'op' })).created).toBe(true);
+  });
+
   it('reads only the buckets of a range: a quarter partition reads a quarter', async () => {
     const ns = space();
     const store = await ns.store();
