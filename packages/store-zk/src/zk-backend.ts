@@ -108,8 +108,12 @@ export class ZkBackend implements StoreBackend {
     return (await this.#records.read(id))?.record;
   }
 
-  tryReserve(id: FateId, reservation: Reservation): Promise<StoredRecord | 'absent' | 'held'> {
-    return this.#writer.tryReserve(id, reservation);
+  tryReserve(
+    id: FateId,
+    reservation: Reservation,
+    start?: boolean,
+  ): Promise<StoredRecord | 'absent' | 'held'> {
+    return this.#writer.tryReserve(id, reservation, start);
   }
 
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {

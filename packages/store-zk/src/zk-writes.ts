@@ -2,6 +2,7 @@ import {
   type FateId,
   type RecordWrite,
   type Reservation,
+  Status,
   type StoredRecord,
   sameReservation,
 } from '@fate/core';
@@ -34,6 +35,7 @@ export class ZkWriter {
   async tryReserve(
     id: FateId,
     reservation: Reservation,
+    start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
     let touchedAt: number | undefined;
     const applied = await this.#records.update<StoredRecord | 'absent' | 'held'>(
@@ -46,8 +48,11 @@ export class ZkWriter {
         if (record.reservation) {
           return { result: sameReservation(record.reservation, reservation) ? record : 'held' };
         }
+        // Taken to run: SUBMITTED becomes IN_PROGRESS in the same set (both runnable, so no
+        // marker moves).
         const reserved = {
           ...record,
+          ...(start && record.status === Status.SUBMITTED ? { status: Status.IN_PROGRESS } : {}),
           reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
         };
         return { result: reserved, put: reserved };
