@@ -29,6 +29,22 @@ export async function rawClient(serviceUrl: string): Promise<ZooKeeper> {
   return zk;
 }
 
+/**
+ * Every node below the skeleton of a chroot: the top nodes and their buckets
+ * (`<chroot>/<top>/<bucket>`) are the skeleton; liveness records (`instances/l-…`) and
+ * anything deeper are data.
+ */
+async function nodesBelow(zk: ZooKeeper, path: string, depth: number): Promise<string[]> {
+  const children = await zk.get_children(path, false);
+  const out: string[] = [];
+  for (const child of children) {
+    const at = `${path}/${child}`;
+    if (depth >= 2 || (depth === 1 && path.endsWith('/instances'))) out.push(at);
+    out.push(...(await nodesBelow(zk, at, depth + 1)));
+  }
+  return out;
+}
+
 /** Deletes `path` and everything under it, children first. */
 export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
   let children: string[];
@@ -55,6 +71,15 @@ export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
     url,
     backend: () => createStoreBackend(url),
     corrupt: (id, field) => admin.corrupt(id, field),
+    async leftovers() {
+      // the skeleton: the top nodes and their (empty) buckets; anything else is data
+      const zk = await rawClient(serviceUrl);
+      try {
+        return await nodesBelow(zk, chroot, 0);
+      } finally {
+        zk.close();
+      }
+    },
     async destroy() {
       await admin.close();
       const zk = await rawClient(serviceUrl);
