@@ -19,6 +19,8 @@ const target: ConformanceTarget = {
       backend: () => new MemoryBackend(namespace),
       // write bytes that do not decode into one field, behind the guard's back
       corrupt: async (id: FateId, field) => backend.corrupt(id, field),
+      // what the store still holds besides its fixed skeleton (a key, row or node a line)
+      leftovers: async () => backend.leftovers(),
       destroy: async () => {},
     };
   },

@@ -14,6 +14,13 @@ export interface StoreFixture {
   backend(): StoreBackend;
   /** How to open a client when `createFatesStore(backend(), options)` is not it. */
   open?(options?: StoreOptions): Promise<FatesStore>;
+  /**
+   * Everything the backend still stores besides its fixed skeleton (schema, buckets,
+   * scripts), one line per key, row or node, read behind the guard's back: the store-hygiene
+   * case checks it is empty once every transaction is gone and every client's liveness
+   * record expired.
+   */
+  leftovers(): Promise<string[]>;
   /** Writes bytes that do not decode into one stored field of `id`, behind the guard's back. */
   corrupt(id: FateId, field: 'status' | 'stack' | 'info'): Promise<void>;
   /** A URL `openStore` accepts for this data, so child processes can share it. */

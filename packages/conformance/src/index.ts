@@ -14,6 +14,7 @@ import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
 import { fencingTests } from './store/fencing.js';
+import { hygieneTests } from './store/hygiene.js';
 import { infoTests } from './store/info.js';
 import { keyedTests } from './store/keyed.js';
 import { lifecycleTests } from './store/lifecycle.js';
@@ -60,6 +61,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     wakeupTests(target);
     processTests(target);
     ageOffTests(target);
+    hygieneTests(target);
     lostReplyTests(target);
     cleaningTests(target);
   });

@@ -9,6 +9,7 @@ export { toTxError } from './engine/tx-error.js';
 export * from './errors.js';
 export * from './ids.js';
 export type { JsonValue } from './json.js';
+export { mapLimit } from './map-limit.js';
 export { dropMemoryNamespace, MemoryBackend } from './memory/memory-backend.js';
 export * from './partition.js';
 export * from './status.js';

@@ -14,6 +14,7 @@ const memory: ConformanceTarget = {
     return {
       backend: () => new MemoryBackend(namespace),
       corrupt: async (id, field) => backend.corrupt(id, field),
+      leftovers: async () => backend.leftovers(),
       url: `memory:${namespace}`,
       destroy: async () => dropMemoryNamespace(namespace),
     };

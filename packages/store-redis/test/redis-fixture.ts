@@ -7,8 +7,10 @@ import { Cluster, Redis } from 'ioredis';
  * A store under a fresh key prefix on the Redis or Redis Cluster at `base` (a store URL
  * without parameters), cut into `shards` shards: every `backend()` is a new client;
  * `corrupt` writes garbage into one field of a transaction's hash through a raw client (the
- * indexes keep the id, as after a bad write from outside); `destroy` unlinks every key of
- * the prefix. The conformance suites and other packages' tests (the CLI's) use it.
+ * indexes keep the id, as after a bad write from outside); `leftovers` lists every key of
+ * the prefix but the layout record (Redis drops an emptied set or hash by itself, so an
+ * empty store has no other key); `destroy` unlinks every key of the prefix. The
+ * conformance suites and other packages' tests (the CLI's) use it.
  */
 export async function redisFixture(base: string, shards = 1): Promise<StoreFixture> {
   const prefix = `t${randomBytes(6).toString('hex')}`;
@@ -16,23 +18,31 @@ export async function redisFixture(base: string, shards = 1): Promise<StoreFixtu
   const keys = redisKeys(prefix, shards);
   const admin = adminClient(base);
   await admin.connect();
+  // every key of the store starts with '{<prefix>' (its own tag or a shard's)
+  const storeKeys = async () => {
+    const nodes = admin instanceof Cluster ? admin.nodes('master') : [admin];
+    const found: Array<{ node: Redis; key: string }> = [];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, page] = await node.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1_000);
+        found.push(...page.map((key) => ({ node, key })));
+        cursor = next;
+      } while (cursor !== '0');
+    }
+    return found;
+  };
   return {
     url,
     backend: () => new RedisBackend(url),
     async corrupt(id, field) {
       await admin.hset(keys.shardOf(id).tx(id), field, '{not json');
     },
+    async leftovers() {
+      return (await storeKeys()).map((k) => k.key).filter((key) => key !== keys.layout);
+    },
     async destroy() {
-      // every key of the store starts with '{<prefix>' (its own tag or a shard's)
-      const nodes = admin instanceof Cluster ? admin.nodes('master') : [admin];
-      for (const node of nodes) {
-        let cursor = '0';
-        do {
-          const [next, found] = await node.scan(cursor, 'MATCH', `{${prefix}*`, 'COUNT', 1_000);
-          for (const key of found) await node.unlink(key);
-          cursor = next;
-        } while (cursor !== '0');
-      }
+      for (const { node, key } of await storeKeys()) await node.unlink(key);
       await admin.quit();
     },
   };

@@ -4,7 +4,10 @@ import { FateError, FateErrorCode, invalidArgument } from '@fate/core';
 export interface ZkConfig {
   /** The ensemble: `host:port[,host:port…]` (port 2181 when omitted). */
   readonly connect: string;
-  /** The znode all of this store's data lives under, created if missing. Default `/fate`. */
+  /**
+   * The znode all of this store's data lives under, created if missing: segments of
+   * `[A-Za-z0-9._:@-]`. Default `/fate`.
+   */
   readonly chroot?: string;
   /**
    * The ZooKeeper session timeout, ms (the server clamps it to 2–20 ticks unless it is
@@ -40,9 +43,12 @@ export const DEFAULT_OPERATION_TIMEOUT_MS = 5_000;
 export const DEFAULT_JUTE_MAX_BUFFER = 1_048_575;
 
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
-// ZooKeeper refuses these characters in node names.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are the point
-const BAD_NODE_CHARS = /[\u0000-\u001f\u007f-\u009f\ud800-\uf8ff\ufff0-\uffff]/u;
+/**
+ * What a chroot segment may hold. ZooKeeper itself takes nearly any character, but a
+ * space, `%`, quotes or non-ASCII letters in a path make it easy to mistype in a URL, a
+ * shell or `zkCli`, and a URL's percent-escapes would be taken literally: refused.
+ */
+const CHROOT_SEGMENT = /^[A-Za-z0-9._:@-]+$/;
 
 /** The normalized ensemble string, or a reason it is not one. */
 function checkConnect(connect: string): string | { error: string } {
@@ -64,8 +70,10 @@ function checkChroot(chroot: string): string | { error: string } {
   if (!trimmed.startsWith('/')) return { error: 'the chroot must be an absolute path' };
   const parts = trimmed.slice(1).split('/');
   for (const part of parts) {
-    if (part === '' || part === '.' || part === '..' || BAD_NODE_CHARS.test(part)) {
-      return { error: `bad chroot path segment "${part}"` };
+    if (part === '.' || part === '..' || !CHROOT_SEGMENT.test(part)) {
+      return {
+        error: `bad chroot path segment ${JSON.stringify(part)} (use letters, digits and . _ : @ -)`,
+      };
     }
   }
   if (parts[0] === 'zookeeper') return { error: '/zookeeper is reserved by ZooKeeper' };
@@ -83,14 +91,16 @@ function badUrl(url: unknown, why: string): FateError {
   return new FateError(
     FateErrorCode.BAD_URL,
     `not a ZooKeeper store URL: ${JSON.stringify(url)}: ${why} ` +
-      '(try zk://host:2181/fate or zk://h1:2181,h2:2181/fate?sessionTimeout=10000)',
+      '(try zk://host:2181/fate or zk://h1:2181,h2:2181/app/fate?sessionTimeout=10000; the ' +
+      'path is the chroot all data lives under, /fate when the URL has none)',
   );
 }
 
 /**
- * Parses `zk://host:port[,host:port…]/chroot[?sessionTimeout=ms&connectTimeout=ms&
- * operationTimeout=ms&juteMaxBuffer=bytes]`. The chroot defaults to `/fate`. Anything
- * else is a `FateError` with code `FATE_BAD_URL`.
+ * Parses `zk://host:port[,host:port…][/chroot][?sessionTimeout=ms&connectTimeout=ms&
+ * operationTimeout=ms&juteMaxBuffer=bytes]`. Without a chroot the data lives under
+ * `/fate`: two stores on one ensemble share their data unless their chroots differ.
+ * Anything else is a `FateError` with code `FATE_BAD_URL`.
  */
 export function parseZkUrl(url: string): ZkConfig {
   const match =

@@ -10,7 +10,19 @@ const RC_NAMES: Record<number, string> = Object.fromEntries(
   Object.entries(Rc).map(([k, v]) => [v, `Z${k}`]),
 );
 
+/**
+ * Answers that no retry can change: the chroot's ACL refuses this client, or the chroot
+ * lies under an ephemeral node (which can have no children). The store is configured
+ * wrong, not away.
+ */
+const CONFIG_CODES: ReadonlySet<number> = new Set([Rc.NOAUTH, Rc.NOCHILDRENFOREPHEMERALS]);
+
 /** A request answered with an unexpected result code. */
 export function failure(what: string, path: string, rc: number): FateError {
-  return unavailable(`${what} ${path} failed: ${RC_NAMES[rc] ?? 'error'} (${rc})`);
+  const message = `${what} ${path} failed: ${RC_NAMES[rc] ?? 'error'} (${rc})`;
+  if (!CONFIG_CODES.has(rc)) return unavailable(message);
+  return new FateError(
+    FateErrorCode.STORE_CONFIG,
+    `ZooKeeper: ${message}; check the chroot and its ACL`,
+  );
 }

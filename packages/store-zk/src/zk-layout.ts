@@ -1,4 +1,4 @@
-import { type IdRange, invalidArgument } from '@fate/core';
+import { type IdRange, invalidArgument, type Reservation } from '@fate/core';
 
 /** The 256 bucket names of the records, `00` … `ff`, in order. */
 export const BUCKETS: readonly string[] = Array.from({ length: 256 }, (_, i) =>
@@ -6,9 +6,9 @@ export const BUCKETS: readonly string[] = Array.from({ length: 256 }, (_, i) =>
 );
 
 /**
- * The 16 bucket names of the runnable markers, `0` … `f`: the marker index is small (only
- * runnable work), so a full scan lists 16 nodes, not 256, and each of up to 16 range
- * partitions still lists only its own.
+ * The 16 bucket names of the marker indexes (runnable and reserved), `0` … `f`: markers
+ * are few (only runnable or held work), so a full listing reads 16 nodes, not 256, and
+ * each of up to 16 range partitions still lists only its own.
  */
 export const MARKER_BUCKETS: readonly string[] = Array.from({ length: 16 }, (_, i) =>
   i.toString(16),
@@ -48,16 +48,47 @@ export function bucketsFor(
 }
 
 /**
+ * Text as a node name part: lock ids (`[A-Za-z0-9_.:@-]`) and uuids stay as they are,
+ * anything else is percent-encoded, so a part never holds `/` or the `+` separator.
+ */
+export function encodeName(text: string): string {
+  return text.replace(/[^A-Za-z0-9_.:@-]/gu, (c) =>
+    Array.from(Buffer.from(c), (b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''),
+  );
+}
+
+function decodeName(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A reservation marker's name, parsed. */
+export interface ReservedName {
+  readonly id: string;
+  readonly lockId: string;
+  readonly uuid: string;
+}
+
+/** Liveness node names start with this (older versions' ephemeral `i-` nodes do not). */
+const INSTANCE_PREFIX = 'l-';
+
+/**
  * Where everything lives under the chroot:
  *
  * ```
- * <chroot>/txs/<bucket>/<id>        one znode per transaction (the record)
- * <chroot>/runnable/<digit>/<id>    empty marker: the record may be runnable (a hint)
- * <chroot>/reserved/<id>+<uuid>     empty marker: the record may hold reservation <uuid>
- * <chroot>/instances/i-<id>         ephemeral liveness node, data = lease expiry
- * <chroot>/wakeup                   touched when SUBMITTED work is inserted; watched
+ * <chroot>/txs/<2 hex>/<id>                     one znode per transaction (the record)
+ * <chroot>/runnable/<hex>/<id>                  empty marker: the record may be runnable
+ * <chroot>/runnable/<hex>/~<uuid>               batch marker: the ids of a batch insert, one a line
+ * <chroot>/reserved/<hex>/<id>+<lockId>+<uuid>  empty marker: the record may hold this reservation
+ * <chroot>/instances/l-<lockId>                 liveness record: {ttlMs, state}; mtime = last beat
+ * <chroot>/wakeup                               set when SUBMITTED work is inserted; watched
+ * <chroot>/clock                                set at open (calibrates the clock); last of the setup
  * ```
- * Buckets are created on first use and never removed (a removal would race with inserts).
+ * Every bucket (256 + 16 + 16) is created at setup and never removed (a removal would
+ * race with inserts), so an empty store holds 294 empty nodes and never more.
  */
 export class ZkLayout {
   readonly root: string;
@@ -66,6 +97,7 @@ export class ZkLayout {
   readonly reserved: string;
   readonly instances: string;
   readonly wakeup: string;
+  readonly clock: string;
 
   constructor(chroot: string) {
     this.root = chroot;
@@ -74,11 +106,20 @@ export class ZkLayout {
     this.reserved = `${chroot}/reserved`;
     this.instances = `${chroot}/instances`;
     this.wakeup = `${chroot}/wakeup`;
+    this.clock = `${chroot}/clock`;
   }
 
-  /** Every node `open` makes sure of, parents first; `wakeup` last marks a finished setup. */
+  /** Every node the setup makes sure of, parents first; `clock` (last) marks it done. */
   get skeleton(): string[] {
-    return [this.txs, this.runnable, this.reserved, this.instances, this.wakeup];
+    return [
+      this.txs,
+      this.runnable,
+      this.reserved,
+      this.instances,
+      this.wakeup,
+      ...BUCKETS.map((b) => this.txBucket(b)),
+      ...MARKER_BUCKETS.flatMap((b) => [this.markerBucket(b), this.reservedBucket(b)]),
+    ];
   }
 
   txBucket(bucket: string): string {
@@ -89,6 +130,10 @@ export class ZkLayout {
     return `${this.runnable}/${bucket}`;
   }
 
+  reservedBucket(bucket: string): string {
+    return `${this.reserved}/${bucket}`;
+  }
+
   record(id: string): string {
     return `${this.txs}/${bucketOf(id)}/${id}`;
   }
@@ -97,35 +142,31 @@ export class ZkLayout {
     return `${this.runnable}/${markerBucketOf(id)}/${id}`;
   }
 
-  /** One marker per reservation: its holder removes exactly its own, with no race. */
-  reservedMarker(id: string, uuid: string): string {
-    bucketOf(id); // validates the id
-    return `${this.reserved}/${id}+${encodeURIComponent(uuid)}`;
+  /**
+   * One marker per reservation, named by it: its holder removes exactly its own with no
+   * race, and a listing filters by range and lock id on names alone.
+   */
+  reservedMarker(id: string, reservation: Reservation): string {
+    const name = `${id}+${encodeName(reservation.lockId)}+${encodeName(reservation.uuid)}`;
+    return `${this.reservedBucket(markerBucketOf(id))}/${name}`;
   }
 
-  /** The id and reservation uuid of a node name under `reserved`, or undefined. */
-  reservedOf(name: string): { id: string; uuid: string } | undefined {
-    const at = name.indexOf('+'); // never in an encoded uuid, nor in an id
-    if (at < 0) return undefined;
-    try {
-      return { id: name.slice(0, at), uuid: decodeURIComponent(name.slice(at + 1)) };
-    } catch {
-      return undefined;
-    }
+  /** The parts of a reservation marker's name, or undefined for anything else. */
+  reservedOf(name: string): ReservedName | undefined {
+    const [id, lockId, uuid, extra] = name.split('+').map(decodeName);
+    if (extra !== undefined || !id || lockId === undefined || uuid === undefined) return undefined;
+    return { id, lockId, uuid };
   }
 
-  /** Instance ids may hold any characters; node names may not be `.` or contain `/`. */
-  instance(instanceId: string): string {
-    return `${this.instances}/i-${encodeURIComponent(instanceId)}`;
+  /** The liveness node of a lock id. */
+  instance(lockId: string): string {
+    return `${this.instances}/${INSTANCE_PREFIX}${encodeName(lockId)}`;
   }
 
-  /** The instance id of a node name under `instances`, or undefined for foreign nodes. */
-  instanceIdOf(name: string): string | undefined {
-    if (!name.startsWith('i-')) return undefined;
-    try {
-      return decodeURIComponent(name.slice(2));
-    } catch {
-      return undefined;
-    }
+  /** The lock id of a node name under `instances`, or undefined for other nodes. */
+  lockIdOf(name: string): string | undefined {
+    return name.startsWith(INSTANCE_PREFIX)
+      ? decodeName(name.slice(INSTANCE_PREFIX.length))
+      : undefined;
   }
 }

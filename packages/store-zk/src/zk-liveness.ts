@@ -1,14 +1,33 @@
+import type { InstanceRecord } from '@fate/core';
 import type { ZkClient } from './zk-client.js';
 import { unavailable } from './zk-errors.js';
 import type { ZkLayout } from './zk-layout.js';
-import { CreateFlag } from './zk-native.js';
-import { PIPELINE_DEPTH, pipelined } from './zk-records.js';
+import { millis } from './zk-native.js';
+import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
+
+/** What a liveness node holds. */
+interface Beat {
+  readonly ttlMs: number;
+  readonly state: string;
+}
+
+function decodeBeat(data: Buffer): Beat | undefined {
+  try {
+    const beat = JSON.parse(data.toString('utf8')) as Beat;
+    return Number.isSafeInteger(beat?.ttlMs) && typeof beat.state === 'string' ? beat : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
- * Instance liveness: an ephemeral node per instance whose data is its lease expiry. Live =
- * the node exists (its session is alive) AND the lease has not run out, so an instance
- * that stops heartbeating is dead within its own timeout even while its session lives on,
- * and a process that dies is dead when its session expires.
+ * Liveness records: a persistent node `instances/l-<lockId>` per incarnation holding the
+ * guard's opaque state and the ttl; its mtime, stamped by the server, is the time of the
+ * last beat. Not an ephemeral node: the tombstone written at close must outlive the
+ * session for its ttl, and an ephemeral node would vanish with it. Records past their ttl
+ * by the servers' clock (mtime + ttl, against this client's estimate of that clock, which
+ * is never ahead of it) are deleted by whoever lists them, conditionally on the version
+ * seen, so a beat that lands meanwhile is never deleted.
  */
 export class ZkLiveness {
   readonly #client: ZkClient;
@@ -19,50 +38,41 @@ export class ZkLiveness {
     this.#layout = layout;
   }
 
-  /**
-   * Refreshes the lease, (re)creating the node when it is missing, as after a session
-   * expiry, or when an older session of this client still owns it (it would vanish with
-   * that session).
-   */
-  async heartbeat(instanceId: string, timeoutMs: number): Promise<void> {
-    const path = this.#layout.instance(instanceId);
-    const data = JSON.stringify({ expiresAt: Date.now() + timeoutMs });
+  /** Creates or replaces the record: one `set`, or a create the first time. */
+  async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
+    const path = this.#layout.instance(lockId);
+    const data = JSON.stringify({ ttlMs, state } satisfies Beat);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const set = await this.#client.set(path, data, -1);
-      if (typeof set === 'object') {
-        if (set.createdInThisSession) return;
-        await this.#client.delete(path, set.version);
-      }
-      if ((await this.#client.create(path, data, CreateFlag.EPHEMERAL)) === 'ok') return;
+      if (typeof (await this.#client.set(path, data, -1)) === 'object') return;
+      // The first beat: create it; a beat that crossed a lister's deletion also lands here.
+      if ((await this.#client.create(path, data, 0)) === 'ok') return;
     }
-    throw unavailable(`${path} kept changing while the heartbeat wrote it`);
+    throw unavailable(`${path} kept appearing and vanishing while the heartbeat wrote it`);
   }
 
-  async remove(instanceId: string): Promise<void> {
-    await this.#client.delete(this.#layout.instance(instanceId), -1);
-  }
-
-  /** Instances whose node exists and whose lease runs past `now`. */
-  async live(now: number): Promise<string[]> {
+  /** Every record within its ttl; those past it are deleted on the way. */
+  async instances(): Promise<InstanceRecord[]> {
     const names = (await this.#client.children(this.#layout.instances)) ?? [];
-    const leases = await pipelined(names, PIPELINE_DEPTH, (name) =>
-      this.#client.get(`${this.#layout.instances}/${name}`),
-    );
-    const out: string[] = [];
-    names.forEach((name, i) => {
-      const id = this.#layout.instanceIdOf(name);
-      const lease = leases[i];
-      if (id !== undefined && lease && expiresAt(lease.data) > now) out.push(id);
+    const mine = names.flatMap((name) => {
+      const lockId = this.#layout.lockIdOf(name);
+      return lockId === undefined ? [] : [{ lockId, path: `${this.#layout.instances}/${name}` }];
     });
+    const got = await pipelined(mine, PIPELINE_DEPTH, (n) => this.#client.get(n.path));
+    const now = this.#client.clock.now();
+    const out: InstanceRecord[] = [];
+    const expired: Array<{ path: string; version: number }> = [];
+    mine.forEach(({ lockId, path }, i) => {
+      const node = got[i];
+      const beat = node && decodeBeat(node.data);
+      if (!node || !beat) return;
+      if (millis(node.stat.mtime) + beat.ttlMs > now) out.push({ lockId, state: beat.state });
+      else expired.push({ path, version: node.stat.version });
+    });
+    // The records are gone from the answer either way; a failed delete is retried by the
+    // next lister.
+    await pipelined(expired, PIPELINE_DEPTH, (e) =>
+      this.#client.delete(e.path, e.version).catch(() => undefined),
+    );
     return out;
-  }
-}
-
-function expiresAt(data: Buffer): number {
-  try {
-    const value = (JSON.parse(data.toString('utf8')) as { expiresAt?: unknown }).expiresAt;
-    return typeof value === 'number' ? value : 0;
-  } catch {
-    return 0;
   }
 }

@@ -1,15 +1,15 @@
 import type { ZkClient } from './zk-client.js';
 import { unavailable } from './zk-errors.js';
-import type { ZkStat } from './zk-native.js';
+import { millis, type ZkStat } from './zk-native.js';
 
 /**
  * How long a marker that looks stale is kept anyway when the zxids cannot tell whether a
  * writer is between touching it and writing its record (an insert not yet created).
  * Writers that take longer than half of this touch the marker again after their write.
+ * Ages are judged by the servers' clock: the marker's mtime against the client's estimate
+ * of that clock, which is never ahead of it, so a marker is never judged older than it is.
  */
 export const MARKER_GRACE_MS = 30_000;
-
-const millis = (t: Date | number): number => (typeof t === 'number' ? t : t.getTime());
 
 // Markers are empty znodes that index records (runnable ones, reserved ones) so a query
 // reads the few marked records instead of all of them. The record always decides; the
@@ -39,7 +39,8 @@ export async function touchMarker(client: ZkClient, path: string, parent: string
 /**
  * Deletes a marker whose record is not (or no longer) in the indexed state, if it is
  * stale for sure: touched before the record's last write, or (when `absentRecordIsStale`
- * is false and the record is absent, as before an insert) untouched for the grace period.
+ * is false and the record is absent, as before an insert) untouched for the grace period
+ * by the servers' clock.
  */
 export async function repairMarker(
   client: ZkClient,
@@ -49,10 +50,8 @@ export async function repairMarker(
 ): Promise<void> {
   const stat = await client.exists(path);
   if (!stat) return;
-  const stale = recordStat
-    ? stat.mzxid < recordStat.mzxid
-    : absentRecordIsStale || Date.now() - millis(stat.mtime) > MARKER_GRACE_MS;
-  const old = Date.now() - millis(stat.mtime) > MARKER_GRACE_MS;
+  const old = client.clock.now() - millis(stat.mtime) > MARKER_GRACE_MS;
+  const stale = recordStat ? stat.mzxid < recordStat.mzxid : absentRecordIsStale;
   if (stale || old) await client.delete(path, stat.version);
 }
 

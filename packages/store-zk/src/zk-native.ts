@@ -4,6 +4,9 @@ import { createRequire } from 'node:module';
 // The narrow slice of the `zookeeper` package (the C-client binding) this backend uses.
 // Its callback methods are used rather than its promise wrappers: those reject with
 // messages that embed every argument (a 1 MB payload included) instead of a result code.
+// Requests go to the wrapper's `native` handle directly: the wrapper's methods only add a
+// debug log line, which they format (`util.inspect` of every argument) even with logging
+// off; that formatting cost as much client CPU as the whole rest of a seed.
 
 /** A znode's metadata, as the binding reports it. */
 export interface ZkStat {
@@ -22,11 +25,8 @@ export interface ZkStat {
 export type RcCallback<T extends unknown[]> = (rc: number, error: string, ...result: T) => void;
 export type WatchCallback = (type: number, state: number, path: string) => void;
 
-/** One native ZooKeeper handle (one session). Never touched again after its `close` event. */
-export interface NativeZk extends EventEmitter {
-  init(config: object): this;
-  close(): void;
-  readonly client_id: string;
+/** The binding's native handle: the request methods, without the wrapper's logging. */
+export interface NativeCalls {
   a_create(path: string, data: Buffer | string, flags: number, cb: RcCallback<[string]>): number;
   a_exists(path: string, watch: boolean, cb: RcCallback<[ZkStat]>): number;
   a_get(path: string, watch: boolean, cb: RcCallback<[ZkStat, Buffer]>): number;
@@ -34,6 +34,15 @@ export interface NativeZk extends EventEmitter {
   a_get_children(path: string, watch: boolean, cb: RcCallback<[string[]]>): number;
   a_set(path: string, data: Buffer | string, version: number, cb: RcCallback<[ZkStat]>): number;
   a_delete_(path: string, version: number, cb: RcCallback<[]>): number;
+}
+
+/** One ZooKeeper handle (one session). Never touched again after its `close` event. */
+export interface NativeZk extends EventEmitter {
+  init(config: object): this;
+  close(): void;
+  readonly client_id: string;
+  /** Requests: data comes back as Buffers (the wrapper converts only with an encoding set). */
+  readonly native: NativeCalls;
 }
 
 type NativeZkClass = new (config: object) => NativeZk;
@@ -49,11 +58,17 @@ export const Rc = {
   NONODE: -101,
   NOAUTH: -102,
   BADVERSION: -103,
+  NOCHILDRENFOREPHEMERALS: -108,
   NODEEXISTS: -110,
   NOTEMPTY: -111,
   SESSIONEXPIRED: -112,
   CLOSING: -116,
 } as const;
+
+/** A stat time (the binding gives a `Date`) as epoch ms. */
+export function millis(t: Date | number): number {
+  return typeof t === 'number' ? t : t.getTime();
+}
 
 /** Node creation flags. */
 export const CreateFlag = { PERSISTENT: 0, EPHEMERAL: 1 } as const;

@@ -1,13 +1,14 @@
-import type { ReadRecord } from './zk-records.js';
+import type { ReadRecord } from './zk-record.js';
 
 /** Bytes of record data the cache may hold. */
 const BUDGET_BYTES = 32 * 1024 * 1024;
 
 /**
  * The last version this client saw of the records it is about to write: those it holds
- * reserved, and runnable ones its scans just found free. A holder's writes follow each
- * other (reserve, set status, push, push, release), and a scan is followed by reserving
- * what it found, so each write can be a single `set` conditional on the cached version
+ * reserved, runnable ones its scans just found free, and held ones its cleaner listed. A
+ * holder's writes follow each other (reserve, set status, push, push, release), a scan is
+ * followed by reserving what it found and a listing by clearing the dead holders' part of
+ * it, so each write can be a single `set` conditional on the cached version
  * instead of a read and a set: if that version is still current, the cached record is
  * exactly what is stored, and the fence check made on it holds. Any other outcome falls
  * back to reading the record.
@@ -26,7 +27,7 @@ export class ZkRecordCache {
     if (written.record.reservation) this.#keep(id, written);
   }
 
-  /** Remembers a free record a scan found, likely to be reserved next. */
+  /** Remembers a record just read, likely to be written next. */
   saw(id: string, read: ReadRecord): void {
     this.forget(id);
     this.#keep(id, read);

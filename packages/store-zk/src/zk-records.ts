@@ -2,23 +2,18 @@ import type { StoredRecord } from '@fate/core';
 import type { ZkClient } from './zk-client.js';
 import { unavailable } from './zk-errors.js';
 import { BUCKETS, bucketOf, type ZkLayout } from './zk-layout.js';
-import type { ZkStat } from './zk-native.js';
-import { checkRequestSize, decodeRecord, encodeRecord } from './zk-record.js';
+import { millis, type ZkStat } from './zk-native.js';
+import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
+import { checkRequestSize, decodeRecord, encodeRecord, type ReadRecord } from './zk-record.js';
 import { ZkRecordCache } from './zk-record-cache.js';
 
-/** Requests kept in flight at once by scans and listings. */
-export const PIPELINE_DEPTH = 64;
-
-/** A record as read, with the stat its next conditional write must match. */
-export interface ReadRecord {
-  readonly record: StoredRecord;
-  readonly stat: ZkStat;
-}
-
-/** What an update decides after reading the current record. */
+/**
+ * What an update decides after reading the current record. A `put` with `deferMs`
+ * releases with a deferral counted from the write's own mtime (server clock).
+ */
 export type Decision<T> =
   | { readonly result: T }
-  | { readonly result: T; readonly put: StoredRecord }
+  | { readonly result: T; readonly put: StoredRecord; readonly deferMs?: number }
   | { readonly result: T; readonly remove: true };
 
 /** Marker upkeep that an update runs around each attempted write. */
@@ -70,19 +65,27 @@ export class ZkRecords {
     this.#juteMaxBuffer = juteMaxBuffer;
   }
 
-  /** Caches a free record a scan found: reserving it next can skip reading it again. */
-  sawFree(id: string, read: ReadRecord): void {
+  /**
+   * Caches a record just read that this client may write next (a free one a scan found,
+   * to reserve; a held one a cleaner listed, to clear): that write can skip reading it.
+   */
+  saw(id: string, read: ReadRecord): void {
     this.#cache.saw(id, read);
   }
 
   async read(id: string): Promise<ReadRecord | undefined> {
     const got = await this.#client.get(this.#layout.record(id));
-    return got && { record: decodeRecord(got.data), stat: got.stat };
+    return got && decodeRecord(got.data, got.stat);
+  }
+
+  /** The znode of a record. */
+  path(id: string): string {
+    return this.#layout.record(id);
   }
 
   /** The encoded record, refused as `FATE_PAYLOAD_TOO_LARGE` before anything is sent. */
-  encode(id: string, record: StoredRecord): Buffer {
-    const data = encodeRecord(record);
+  encode(id: string, record: StoredRecord, op: string, deferMs?: number): Buffer {
+    const data = encodeRecord(record, op, deferMs);
     checkRequestSize(this.#layout.record(id), data, this.#juteMaxBuffer);
     return data;
   }
@@ -125,7 +128,8 @@ export class ZkRecords {
         return { result: decision.result, ...(current ? { before: current } : {}) };
       }
       const next = 'put' in decision ? decision.put : undefined;
-      const data = next && this.encode(id, next);
+      const deferMs = 'put' in decision ? decision.deferMs : undefined;
+      const data = next && this.encode(id, next, current.op, deferMs);
       const paired =
         cached && hooks.pairedWrite
           ? hooks.pairedWrite(current, next).catch(() => 'failed')
@@ -142,8 +146,9 @@ export class ZkRecords {
         ...(paired ? { paired: await paired } : {}),
       };
       if (next && typeof outcome === 'object') {
-        this.#cache.wrote(id, { record: next, stat: outcome });
-        return { result: decision.result, ...done, written: next, after: outcome };
+        const written = deferMs ? { ...next, deferUntil: millis(outcome.mtime) + deferMs } : next;
+        this.#cache.wrote(id, { record: written, op: current.op, stat: outcome });
+        return { result: decision.result, ...done, written, after: outcome };
       }
       if (!next && outcome === 'ok') {
         this.#cache.forget(id);
@@ -174,22 +179,4 @@ export class ZkRecords {
     });
     return out;
   }
-}
-
-/** Runs `fn` over `items` with at most `limit` requests in flight, keeping order. */
-export async function pipelined<T, R>(
-  items: readonly T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
 }

@@ -1,15 +1,8 @@
-import {
-  type BackendScan,
-  type IdRange,
-  inRange,
-  RUNNABLE_STATUSES,
-  type Status,
-} from '@fate/core';
+import { RUNNABLE_STATUSES, type Status } from '@fate/core';
 import type { ZkClient } from './zk-client.js';
-import { bucketsFor, MARKER_BUCKETS, markerBucketOf, type ZkLayout } from './zk-layout.js';
+import { markerBucketOf, type ZkLayout } from './zk-layout.js';
 import { removeMarker, repairMarker, touchMarker } from './zk-markers.js';
 import type { ZkStat } from './zk-native.js';
-import { PIPELINE_DEPTH, pipelined, type ZkRecords } from './zk-records.js';
 
 /** True for the statuses work finders pick up. */
 export function isRunnableStatus(status: string): boolean {
@@ -18,19 +11,18 @@ export function isRunnableStatus(status: string): boolean {
 
 /**
  * The runnable hint index: an empty marker znode `runnable/<digit>/<id>` for every record
- * whose status is runnable, so a scan lists the markers of its (16) buckets and reads only those
- * records, not every finished transaction. Upkeep follows the marker rules of
- * `zk-markers.ts`: touched before a record becomes runnable, removed after it stops being.
+ * whose status is runnable (or a batch marker standing for it, `zk-batches.ts`), so a scan
+ * lists the markers of its (16) buckets and reads only those records, not every finished
+ * transaction. Upkeep follows the marker rules of `zk-markers.ts`: touched before a record
+ * becomes runnable, removed after it stops being.
  */
 export class ZkRunnableIndex {
   readonly #client: ZkClient;
   readonly #layout: ZkLayout;
-  readonly #records: ZkRecords;
 
-  constructor(client: ZkClient, layout: ZkLayout, records: ZkRecords) {
+  constructor(client: ZkClient, layout: ZkLayout) {
     this.#client = client;
     this.#layout = layout;
-    this.#records = records;
   }
 
   /** Touches the marker before `id` becomes runnable. */
@@ -40,6 +32,14 @@ export class ZkRunnableIndex {
       this.#layout.marker(id),
       this.#layout.markerBucket(markerBucketOf(id)),
     );
+  }
+
+  /**
+   * Creates the marker with one request, sent at once: an insert sends it right before
+   * the record's create. Anything but 'ok' calls for a `touch` after.
+   */
+  create(id: string): Promise<'ok' | 'exists' | 'nonode'> {
+    return this.#client.create(this.#layout.marker(id), '', 0);
   }
 
   /** The marker's stat, read right behind the write that makes `id` not runnable. */
@@ -52,47 +52,8 @@ export class ZkRunnableIndex {
     return removeMarker(this.#client, this.#layout.marker(id), recordZxid, seen);
   }
 
-  /**
-   * Runnable ids of `range`: lists the marker buckets of the range, reads the marked records
-   * (pipelined) and keeps the unreserved, undeferred ones with a runnable status. Markers of
-   * records that are gone or not runnable are repaired on the way.
-   */
-  async scan(range: IdRange | undefined, now: number): Promise<BackendScan> {
-    const buckets = bucketsFor(range, MARKER_BUCKETS);
-    const lists = await pipelined(buckets, PIPELINE_DEPTH, (b) =>
-      this.#client.children(this.#layout.markerBucket(b)),
-    );
-    let itemsRead = 0;
-    const candidates: string[] = [];
-    for (const names of lists) {
-      itemsRead += names?.length ?? 0;
-      for (const id of names ?? []) if (inRange(id, range)) candidates.push(id);
-    }
-    candidates.sort();
-    const read = await pipelined(candidates, PIPELINE_DEPTH, (id) => this.#records.read(id));
-    itemsRead += candidates.length;
-
-    const ids: string[] = [];
-    const stale: Array<{ id: string; recordStat?: ZkStat }> = [];
-    let nextDeferralAt: number | undefined;
-    candidates.forEach((id, i) => {
-      const r = read[i];
-      if (!r || !isRunnableStatus(r.record.status)) {
-        stale.push({ id, ...(r ? { recordStat: r.stat } : {}) });
-        return;
-      }
-      if (r.record.reservation) return;
-      if (r.record.deferUntil > now) {
-        nextDeferralAt = Math.min(nextDeferralAt ?? r.record.deferUntil, r.record.deferUntil);
-        return;
-      }
-      ids.push(id);
-      this.#records.sawFree(id, r);
-    });
-    await pipelined(stale, PIPELINE_DEPTH, (s) =>
-      repairMarker(this.#client, this.#layout.marker(s.id), s.recordStat, false),
-    );
-    itemsRead += stale.length;
-    return { ids, itemsRead, ...(nextDeferralAt ? { nextDeferralAt } : {}) };
+  /** Repairs the marker of a record a scan found gone (no stat) or not runnable. */
+  repair(id: string, recordStat: ZkStat | undefined): Promise<void> {
+    return repairMarker(this.#client, this.#layout.marker(id), recordStat, false);
   }
 }

@@ -17,6 +17,10 @@ export class ZkWakeups {
   /** The session whose watch is set, or -1. */
   #armed = -1;
   #retry: NodeJS.Timeout | undefined;
+  /** The wake-up write in flight (settled when there is none). */
+  #sending: Promise<void> = Promise.resolve();
+  /** The shared wake-up write waiting for it. */
+  #next: Promise<void> | undefined;
 
   constructor(client: ZkClient, path: string) {
     this.#client = client;
@@ -30,9 +34,20 @@ export class ZkWakeups {
     });
   }
 
-  /** Publishes a wake-up to every watching client. */
-  async publish(): Promise<void> {
-    await this.#client.set(this.#path, '', -1);
+  /**
+   * Publishes a wake-up to every watching client, sent after every request this client
+   * has sent so far (so applied after them). One wake-up write is in flight at a time:
+   * the calls made meanwhile share the next one, sent when it is answered, so concurrent
+   * inserts cost about one write per round trip rather than one each.
+   */
+  publish(): Promise<void> {
+    this.#next ??= this.#sending.then(() => {
+      this.#next = undefined;
+      const sent = this.#client.set(this.#path, '', -1).then(() => undefined);
+      this.#sending = sent.catch(() => undefined);
+      return sent;
+    });
+    return this.#next;
   }
 
   async subscribe(listener: () => void): Promise<() => Promise<void>> {

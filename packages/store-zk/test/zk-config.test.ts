@@ -74,6 +74,38 @@ describe('zk:// URLs and config', () => {
     }
   });
 
+  it.each([
+    'zk://h/a b',
+    'zk://h/a%20b',
+    'zk://h/fate/caf%C3%A9',
+    'zk://h/café',
+    'zk://h/a"b',
+    "zk://h/it's",
+    'zk://h/a\\b',
+    'zk://h/a*',
+    'zk://h/a+b',
+    'zk://h/%2e%2e',
+  ])('refuses the chroot of %j (awkward in ZooKeeper paths) with FATE_BAD_URL', (url) => {
+    const err = syncRejection(() => parseZkUrl(url));
+    expect(err.code).toBe('FATE_BAD_URL');
+    expect(err.message).toMatch(/chroot path segment/);
+    const chroot = url.slice('zk://h'.length);
+    const typeErr = syncRejection(() => resolveZkConfig({ connect: 'h', chroot }));
+    expect(typeErr).toBeInstanceOf(TypeError);
+    expect(typeErr.code).toBe('FATE_INVALID_ARGUMENT');
+  });
+
+  it('says in every bad-URL error that a URL without a chroot stores under /fate', () => {
+    expect(parseZkUrl('zk://h:2181').chroot).toBe('/fate');
+    for (const url of ['zk://', 'zk://h/a b', 'zk://h/x?timeout=5']) {
+      expect(syncRejection(() => parseZkUrl(url)).message).toMatch(
+        /the chroot all data lives under, \/fate when the URL has none/,
+      );
+    }
+    // the chroots that are fine: letters, digits and . _ : @ -
+    expect(parseZkUrl('zk://h/app-1/fate_v2.prod:eu@x').chroot).toBe('/app-1/fate_v2.prod:eu@x');
+  });
+
   it('refuses a malformed config object with a TypeError', () => {
     for (const bad of [
       undefined,

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
-import { createFatesStore, type FatesStore, openStore } from '@fate/core';
+import { type FatesStore, openStore } from '@fate/core';
 import { createStoreBackend, parseZkUrl, type ZkBackend } from '@fate/store-zk';
+import { startZooKeeper, type ZooKeeperTestService } from '@fate/test-services';
+import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import ZooKeeper from 'zookeeper';
 
 /** A raw client of the `zookeeper` package, for looking behind the backend's back. */
@@ -27,6 +29,22 @@ export async function rawClient(serviceUrl: string): Promise<ZooKeeper> {
   return zk;
 }
 
+/**
+ * Every node below the skeleton of a chroot: the top nodes and their buckets
+ * (`<chroot>/<top>/<bucket>`) are the skeleton; liveness records (`instances/l-…`) and
+ * anything deeper are data.
+ */
+async function nodesBelow(zk: ZooKeeper, path: string, depth: number): Promise<string[]> {
+  const children = await zk.get_children(path, false);
+  const out: string[] = [];
+  for (const child of children) {
+    const at = `${path}/${child}`;
+    if (depth >= 2 || (depth === 1 && path.endsWith('/instances'))) out.push(at);
+    out.push(...(await nodesBelow(zk, at, depth + 1)));
+  }
+  return out;
+}
+
 /** Deletes `path` and everything under it, children first. */
 export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
   let children: string[];
@@ -40,9 +58,9 @@ export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
 }
 
 /**
- * One conformance fixture: a fresh chroot `/fate-test-<uuid>` on the service; every `open`
- * is a new client with its own session; `corrupt` goes through an admin backend on the same
- * chroot; `destroy` removes the chroot.
+ * One conformance fixture: a fresh chroot `/fate-test-<uuid>` on the service; every
+ * `backend()` is a new client with its own session; `corrupt` goes through an admin
+ * backend on the same chroot; `destroy` removes the chroot.
  */
 export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
   const chroot = `/fate-test-${randomUUID()}`;
@@ -51,8 +69,17 @@ export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
   await admin.open();
   return {
     url,
-    open: (options) => createFatesStore(createStoreBackend(url), options),
+    backend: () => createStoreBackend(url),
     corrupt: (id, field) => admin.corrupt(id, field),
+    async leftovers() {
+      // the skeleton: the top nodes and their (empty) buckets; anything else is data
+      const zk = await rawClient(serviceUrl);
+      try {
+        return await nodesBelow(zk, chroot, 0);
+      } finally {
+        zk.close();
+      }
+    },
     async destroy() {
       await admin.close();
       const zk = await rawClient(serviceUrl);
@@ -115,5 +142,41 @@ export function freshChroot(
       cleanup.push(() => s.close());
       return s;
     },
+  };
+}
+
+/** A new record as the guard would insert it (`op` beside it). */
+export const newRecord = (status: string, info = '{}', op = 'op') =>
+  ({ status, stack: '[]', info, op }) as never;
+
+/**
+ * One ZooKeeper for a test file and a raw client on it; `space()` gives a fresh chroot
+ * whose clients and data are removed after each test (and mocks, such as a faked wall
+ * clock, are restored).
+ */
+export function useZooKeeper() {
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const zk = {} as { service: ZooKeeperTestService; raw: ZooKeeper };
+  beforeAll(async () => {
+    zk.service = await startZooKeeper();
+    zk.raw = await rawClient(zk.service.url);
+  });
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const fn of cleanup.splice(0).reverse()) await fn().catch(() => undefined);
+  });
+  afterAll(async () => {
+    zk.raw?.close();
+    await zk.service?.stop();
+  });
+  return {
+    get service() {
+      return zk.service;
+    },
+    get raw() {
+      return zk.raw;
+    },
+    cleanup,
+    space: (params = '') => freshChroot(zk.service.url, zk.raw, cleanup, params),
   };
 }

@@ -12,7 +12,7 @@ import {
   startEngineWorker,
   stopWorkers,
 } from '@fate/conformance';
-import { type FatesStore, openStore, Status } from '@fate/core';
+import { type FatesStore, instanceIdOf, openStore, Status } from '@fate/core';
 import { startZooKeeper, type ZooKeeperTestService } from '@fate/test-services';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
@@ -51,7 +51,9 @@ it('completes everything when one instance’s session expires mid-run, never ru
     await eventually(
       'w1 holds work',
       async () =>
-        (await (store as FatesStore).reservations()).some((r) => r.reservation.lockId === 'w1'),
+        (await (store as FatesStore).reservations()).some(
+          (r) => instanceIdOf(r.reservation.lockId) === 'w1',
+        ),
       30_000,
     );
     const frozen = children[0] as ChildProcess;

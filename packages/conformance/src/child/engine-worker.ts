@@ -3,7 +3,7 @@
 // a SIGKILL loses nothing that was logged. Times are the real clock (the process start
 // plus the monotonic clock), even when FATE_TEST_CLOCK_SKEW_MS sets this process's
 // Date.now() off by that much, as on a host whose clock is wrong.
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { Fate, type FateId, type JsonValue, type Repo, type StepType } from '@fate/core';
 import { openChildStore } from './open.js';
 
@@ -31,7 +31,9 @@ class ProcStep implements Repo<void> {
   constructor(readonly s: ProcState) {}
   isReady(id: FateId): number {
     if (!this.s.deferMs || this.s.n !== 1) return 0;
-    if (readFileSync(logFile as string, 'utf8').includes(`defer ${id}`)) return 0;
+    // the log exists once any step logged; before that, nothing was deferred either
+    const logged = existsSync(logFile as string) ? readFileSync(logFile as string, 'utf8') : '';
+    if (logged.includes(`defer ${id}`)) return 0;
     log(`defer ${id} ${instanceId} 0`);
     return this.s.deferMs;
   }

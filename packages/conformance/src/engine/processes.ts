@@ -76,7 +76,9 @@ export function processKillTests(target: ConformanceTarget): void {
           30_000,
         );
         const clearedMs = Date.now() - killedAt;
-        expect(clearedMs).toBeLessThanOrEqual(LIVENESS_MS + 1_000);
+        // observers first see its last beat up to a heartbeat after the kill and check up to
+        // a period later, each beat taking its round trips: the timeout plus 1.5 s
+        expect(clearedMs).toBeLessThanOrEqual(LIVENESS_MS + 1_500);
         await eventually(
           'all 1,000 finished',
           async () => {

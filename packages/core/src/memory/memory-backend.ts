@@ -64,6 +64,14 @@ export class MemoryBackend implements StoreBackend {
     this.#space = space;
   }
 
+  /** Test hook: every record and liveness record still kept, one line each. */
+  leftovers(): string[] {
+    return [
+      ...[...this.#space.records.keys()].map((id) => `record ${id}`),
+      ...[...this.#space.instances.keys()].map((lockId) => `instance ${lockId}`),
+    ];
+  }
+
   /** Test hook: replaces a stored field with garbage. */
   corrupt(id: string, field: 'status' | 'stack' | 'info'): void {
     const r = this.#space.records.get(id);

@@ -1,0 +1,160 @@
+import {
+  type FateId,
+  type RecordWrite,
+  type Reservation,
+  Status,
+  type StoredRecord,
+  sameReservation,
+} from '@fate/core';
+import { MARKER_GRACE_MS } from './zk-markers.js';
+import type { ZkStat } from './zk-native.js';
+import { isUnreadable } from './zk-record.js';
+import type { ZkRecords } from './zk-records.js';
+import type { ZkReservationIndex } from './zk-reserved.js';
+import { isRunnableStatus, type ZkRunnableIndex } from './zk-runnable.js';
+
+/**
+ * The fenced writes: reserving, writing under a reservation and clearing one, each a
+ * compare-and-set of the record (`ZkRecords.update`) with its markers kept by the rules
+ * of `zk-markers.ts` — touched before the record enters an indexed state, removed after
+ * it left it. Each gives the same answer when repeated after it applied (a lost reply):
+ * a reservation already stored is answered with the record, a write is absolute, a clear
+ * of a reservation that is gone answers false.
+ */
+export class ZkWriter {
+  readonly #records: ZkRecords;
+  readonly #runnable: ZkRunnableIndex;
+  readonly #reserved: ZkReservationIndex;
+
+  constructor(records: ZkRecords, runnable: ZkRunnableIndex, reserved: ZkReservationIndex) {
+    this.#records = records;
+    this.#runnable = runnable;
+    this.#reserved = reserved;
+  }
+
+  async tryReserve(
+    id: FateId,
+    reservation: Reservation,
+    start = false,
+  ): Promise<StoredRecord | 'absent' | 'held'> {
+    let touchedAt: number | undefined;
+    const applied = await this.#records.update<StoredRecord | 'absent' | 'held'>(
+      id,
+      (current) => {
+        if (!current) return { result: 'absent' };
+        const record = current.record;
+        // Handed back unreserved: the guard cannot decode it and reports FATE_CORRUPT_DATA.
+        if (isUnreadable(record)) return { result: record };
+        if (record.reservation) {
+          return { result: sameReservation(record.reservation, reservation) ? record : 'held' };
+        }
+        // Taken to run: SUBMITTED becomes IN_PROGRESS in the same set (both runnable, so no
+        // marker moves).
+        const reserved = {
+          ...record,
+          ...(start && record.status === Status.SUBMITTED ? { status: Status.IN_PROGRESS } : {}),
+          reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
+        };
+        return { result: reserved, put: reserved };
+      },
+      {
+        // Touched only once the record is found free, so contention costs no writes; a
+        // retry touches again, as a repair may have judged the first touch stale.
+        beforeWrite: async () => {
+          await this.#reserved.touch(id, reservation);
+          touchedAt = performance.now();
+        },
+        // Free in this client's cache (a scan just read it): the marker's create goes out
+        // right before the record write, in one round trip.
+        pairedWrite: () => {
+          touchedAt = performance.now();
+          return this.#reserved.create(id, reservation);
+        },
+      },
+    );
+    if (touchedAt !== undefined) {
+      if (!applied.written) {
+        // Touched, then lost the race: the marker is this attempt's own, and stale.
+        await this.#reserved.remove(id, reservation).catch(() => undefined);
+      } else if (applied.paired !== undefined && applied.paired !== 'ok') {
+        // The reservation is stored: make sure of its marker now (a missing one only
+        // matters if this process dies holding it before it is released).
+        await this.#reserved.touch(id, reservation).catch(() => undefined);
+      } else {
+        await this.#retouchIfSlow(touchedAt, () => this.#reserved.touch(id, reservation));
+      }
+    }
+    return applied.result;
+  }
+
+  async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
+    let touchedAt: number | undefined;
+    const applied = await this.#records.update<boolean>(
+      id,
+      (current) => {
+        if (!current || !sameReservation(current.record.reservation, reservation))
+          return { result: false };
+        if (change.delete) return { result: true, remove: true };
+        const r = current.record;
+        return {
+          result: true,
+          put: {
+            status: change.status ?? r.status,
+            stack: change.stack ?? r.stack,
+            info: change.info ?? r.info,
+            reservation: change.release ? null : r.reservation,
+            deferUntil: change.release ? 0 : r.deferUntil,
+          },
+          // Counted from this write's own mtime: the servers' clock, no estimate.
+          ...(change.release ? { deferMs: change.release.deferMs } : {}),
+        };
+      },
+      {
+        beforeWrite: async (current, next) => {
+          // Becoming runnable: the marker must exist before the record says so.
+          if (next && isRunnableStatus(next.status) && !isRunnableStatus(current.record.status)) {
+            await this.#runnable.touch(id);
+            touchedAt = performance.now();
+          }
+        },
+        alongWrite: (current, next) =>
+          isRunnableStatus(current.record.status) && !(next && isRunnableStatus(next.status))
+            ? this.#runnable.stat(id)
+            : undefined,
+      },
+    );
+    if (!applied.result || !applied.before) return applied.result;
+    // The record is written: marker upkeep may fail without failing the write, as a stale
+    // marker only costs a read until a repair.
+    const upkeep: Array<Promise<unknown>> = [];
+    if (applied.removed || applied.written?.reservation === null) {
+      upkeep.push(this.#reserved.remove(id, reservation));
+    }
+    const seen = applied.along as ZkStat | undefined;
+    if (applied.removed) {
+      upkeep.push(this.#runnable.remove(id, applied.before.stat.mzxid + 1, seen));
+    } else if (applied.after) {
+      upkeep.push(this.#runnable.remove(id, applied.after.mzxid, seen));
+      if (touchedAt !== undefined) {
+        upkeep.push(this.#retouchIfSlow(touchedAt, () => this.#runnable.touch(id)));
+      }
+    }
+    await Promise.all(upkeep.map((p) => p.catch(() => undefined)));
+    return true;
+  }
+
+  async clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
+    const { result } = await this.#records.update<boolean>(id, (current) => {
+      if (!current || !sameReservation(current.record.reservation, reservation))
+        return { result: false };
+      return { result: true, put: { ...current.record, reservation: null } };
+    });
+    if (result) await this.#reserved.remove(id, reservation).catch(() => undefined);
+    return result;
+  }
+
+  /** A writer slower than half the grace period touches its marker again after writing. */
+  async #retouchIfSlow(touchedAt: number, touch: () => Promise<void>): Promise<void> {
+    if (performance.now() - touchedAt > MARKER_GRACE_MS / 2) await touch();
+  }
+}
