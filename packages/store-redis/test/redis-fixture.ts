@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
+import { createFatesStore } from '@fate/core';
 import { RedisBackend, redisKeys } from '@fate/store-redis';
 import { Cluster, Redis } from 'ioredis';
 
@@ -35,6 +36,8 @@ export async function redisFixture(base: string, shards = 1): Promise<StoreFixtu
   return {
     url,
     backend: () => new RedisBackend(url),
+    // for tests that open clients themselves (the CLI's): the same as the suites do
+    open: (options) => createFatesStore(new RedisBackend(url), options),
     async corrupt(id, field) {
       await admin.hset(keys.shardOf(id).tx(id), field, '{not json');
     },
