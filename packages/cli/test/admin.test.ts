@@ -1,4 +1,4 @@
-import type { StoreFixture } from '@fate/conformance';
+import { openClient, type StoreFixture } from '@fate/conformance';
 import {
   Fate,
   type FateId,
@@ -7,6 +7,7 @@ import {
   type Repo,
   Status,
   type StepType,
+  type StoreOptions,
 } from '@fate/core';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, fate, stopServices } from './cli-harness.js';
@@ -58,8 +59,8 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
   let store: FatesStore;
   const opened: FatesStore[] = [];
   /** Another client, as another process would be; closed after the case. */
-  const client = async (options?: Parameters<StoreFixture['open']>[0]) => {
-    const c = await fixture.open(options);
+  const client = async (options?: StoreOptions) => {
+    const c = await openClient(fixture, options);
     opened.push(c);
     return c;
   };

@@ -35,6 +35,7 @@ export {
   InjectedFault,
 } from './faults/faulty-backend.js';
 export type { ConformanceTarget, StoreFixture } from './fixture.js';
+export { openClient } from './store/context.js';
 
 /**
  * The store conformance suite: every backend runs it unchanged, from one vitest file.

@@ -137,7 +137,8 @@ export interface StoreBackend {
   /** Every record, or those in `statuses` when given (a hint: the guard filters again). */
   list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>>;
   /**
-   * Runnable ids in `range` (all ids when undefined), ascending, at most `limit`: status
+   * Runnable ids in `range` (all ids when undefined; bounds compare as plain strings, so a
+   * bound may be a prefix: `start <= id < end`), ascending, at most `limit`: status
    * SUBMITTED, IN_PROGRESS or FAILED_IN_PROGRESS, unreserved, `deferUntil` not after the
    * store's clock.
    */

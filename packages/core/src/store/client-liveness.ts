@@ -1,6 +1,6 @@
 import { inRange } from '../partition.js';
 import type { StoreBackend } from './backend.js';
-import { isReservation } from './codec.js';
+import { isReservation, sameReservation } from './codec.js';
 import { decodeInstanceState, encodeInstanceState, LeaseObserver } from './lease-observer.js';
 import { instanceIdOf } from './lock-id.js';
 import type { ReservationLedger } from './reservation-ledger.js';
@@ -15,7 +15,11 @@ import type {
 /** How the guard runs a backend call: open check and error mapping, with or without retries. */
 export interface BackendCaller {
   call<T>(what: string, fn: (backend: StoreBackend) => Promise<T>): Promise<T>;
-  retried<T>(what: string, fn: (backend: StoreBackend) => Promise<T>): Promise<T>;
+  retried<T>(
+    what: string,
+    fn: (backend: StoreBackend) => Promise<T>,
+    onRetry?: () => void,
+  ): Promise<T>;
 }
 
 /**
@@ -127,10 +131,7 @@ export class ClientLiveness {
       if (lockId === this.#lockId) continue; // our own: releaseOrphans' business
       this.#observer.track(lockId, at);
       if (this.#observer.verdict(lockId, at) === 'live') continue;
-      const ok = await this.#backend.retried('clearDeadReservations', (b) =>
-        b.clearReservation(entry.id, entry.reservation),
-      );
-      if (ok) cleared.push(entry);
+      if (await this.#clear(entry)) cleared.push(entry);
     }
     return cleared;
   }
@@ -145,10 +146,9 @@ export class ClientLiveness {
       if (!isReservation(entry.reservation) || entry.reservation.lockId !== this.#lockId) continue;
       if (this.#ledger.holds(entry.reservation.uuid)) continue;
       const id = entry.id as ReservationEntry['id'];
-      const ok = await this.#backend.retried('releaseOrphans', (b) =>
-        b.clearReservation(id, entry.reservation),
-      );
-      if (ok) released.push({ id, reservation: entry.reservation });
+      if (await this.#clear({ id, reservation: entry.reservation })) {
+        released.push({ id, reservation: entry.reservation });
+      }
     }
     return released;
   }
@@ -185,6 +185,24 @@ export class ClientLiveness {
     return rows.filter(
       (r) => isReservation(r.reservation) && inRange(r.id, range),
     ) as ReservationEntry[];
+  }
+
+  /**
+   * Clears one reservation, asking again after a lost reply; a repeat that finds it gone
+   * found our own first clear when the record no longer holds it.
+   */
+  async #clear(entry: ReservationEntry): Promise<boolean> {
+    let repeated = false;
+    const ok = await this.#backend.retried(
+      'clearReservation',
+      (b) => b.clearReservation(entry.id, entry.reservation),
+      () => {
+        repeated = true;
+      },
+    );
+    if (ok || !repeated) return ok;
+    const stored = await this.#backend.retried('clearReservation', (b) => b.read(entry.id));
+    return stored !== undefined && !sameReservation(stored.reservation, entry.reservation);
   }
 
   /** Reads every liveness record and lets the observer see them; returns when it did. */

@@ -81,7 +81,8 @@ class GuardedFatesStore implements FatesStore {
     );
     const caller = {
       call: <T>(what: string, fn: (b: StoreBackend) => Promise<T>) => this.#call(what, fn),
-      retried: <T>(what: string, fn: (b: StoreBackend) => Promise<T>) => this.#retried(what, fn),
+      retried: <T>(what: string, fn: (b: StoreBackend) => Promise<T>, onRetry?: () => void) =>
+        this.#retried(what, fn, onRetry),
     };
     this.#liveness = new ClientLiveness(
       this.lockId,
