@@ -36,10 +36,15 @@ export default class MutantReporter {
         failed.push({ case: caseName(test), error: firstLine(result.errors) });
       }
     }
-    const entry = { target, kind, name, promise: Number(promise), ran, ms, failed };
-    this.results.push(entry);
-    const verdict = failed.length ? `killed by ${failed[0].case}` : 'survived';
-    const ok = (kind === 'control') === (failed.length === 0);
+    // every case skipped: the backend lacks the capability the mutant's promise needs
+    const applies = ran > 0;
+    const verdict = !applies
+      ? 'not applicable'
+      : failed.length
+        ? `killed by ${failed[0].case}`
+        : 'survived';
+    const ok = !applies || (kind === 'control') === (failed.length === 0);
+    this.results.push({ target, kind, name, promise: Number(promise), applies, ran, ms, failed });
     process.stdout.write(
       `${ok ? '✓' : '✗'} ${target} ${kind} ${name}: ${verdict} (${ran} cases, ${(ms / 1000).toFixed(1)} s)\n`,
     );

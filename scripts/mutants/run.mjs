@@ -38,14 +38,14 @@ rmSync(report, { force: true });
 
 const rows = results.map((r) => {
   const killed = r.failed.length > 0;
-  const ok = r.kind === 'control' ? !killed : killed;
+  const ok = !r.applies || (r.kind === 'control' ? !killed : killed);
   const by = r.failed.map((f) => f.case);
   return {
     ok,
     target: r.target,
     mutant: r.kind === 'control' ? `${r.name} (control)` : r.name,
     promise: String(r.promise),
-    result: killed ? 'killed' : 'survived',
+    result: !r.applies ? 'n/a' : killed ? 'killed' : 'survived',
     by: killed ? (by.length > 1 ? `${by[0]} (+${by.length - 1} more)` : by[0]) : '',
     all: by,
   };
@@ -65,10 +65,13 @@ if (process.env.FATE_MUTANTS_ALL === '1') {
 
 const survivors = rows.filter((r) => !r.ok && r.result === 'survived');
 const overreach = rows.filter((r) => !r.ok && r.result === 'killed');
-const mutants = rows.filter((r) => !r.mutant.endsWith('(control)'));
+const controls = rows.filter((r) => r.mutant.endsWith('(control)'));
+const skipped = rows.filter((r) => r.result === 'n/a');
+const mutants = rows.filter((r) => !r.mutant.endsWith('(control)') && r.result !== 'n/a');
 console.log(
   `\n${mutants.length - survivors.length}/${mutants.length} mutants killed, ` +
-    `${rows.length - mutants.length - overreach.length}/${rows.length - mutants.length} controls passed, ` +
+    (skipped.length ? `${skipped.length} not applicable to the backend's capabilities, ` : '') +
+    `${controls.length - overreach.length}/${controls.length} controls passed, ` +
     `${seconds.toFixed(0)} s`,
 );
 for (const r of survivors) console.log(`SURVIVED: ${r.mutant} (promise ${r.promise})`);

@@ -1,4 +1,4 @@
-import type { StoreBackend } from '@fate/core';
+import type { StoreBackend, StoreCapabilities } from '@fate/core';
 
 /**
  * What the mutants of one fixture share (the clients of one data set): for mutants whose
@@ -31,5 +31,12 @@ export interface BackendMutant {
   readonly allowed?: boolean;
   /** What of a backend's inside the mutant relies on, when it is not a pure wrapper. */
   readonly needs?: string;
+  /**
+   * A capability the broken promise exists only with (wake-ups): on a backend that does not
+   * declare it, the suite skips the cases and the mutant is reported as not applicable.
+   */
+  readonly requires?: keyof {
+    [K in keyof StoreCapabilities as StoreCapabilities[K] extends boolean ? K : never]: true;
+  };
   wrap(backend: StoreBackend, shared: MutantShared): StoreBackend;
 }

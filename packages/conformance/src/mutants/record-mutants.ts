@@ -77,6 +77,7 @@ export const recordMutants: readonly BackendMutant[] = [
   {
     name: 'insert-many-no-wakeup',
     promise: 33,
+    requires: 'wakeups',
     breaks: 'insertMany publishes no wake-up (only insert does)',
     needs: 'the wake-up to reach listeners while insertMany runs, as the memory backend does',
     wrap: (inner, shared) =>
@@ -98,12 +99,14 @@ export const recordMutants: readonly BackendMutant[] = [
   {
     name: 'wakeups-never',
     promise: 33,
+    requires: 'wakeups',
     breaks: 'wake-ups are declared but never delivered',
     wrap: (inner) => forwarding(inner, { subscribeWakeups: async () => async () => {} }),
   },
   {
     name: 'wakeups-unsubscribe-ignored',
     promise: 33,
+    requires: 'wakeups',
     breaks: 'unsubscribing from wake-ups does nothing',
     wrap: (inner) =>
       forwarding(inner, {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe } from 'vitest';
 import type { ConformanceTarget, StoreFixture } from '../fixture.js';
 import { runStoreConformance } from '../index.js';
 import { type BackendMutant, MutantShared } from './mutant.js';
@@ -36,10 +36,23 @@ export function runMutantConformance(
     const kind = mutant.allowed ? 'control' : 'mutant';
     describe(`${target.name} ${kind} ${mutant.name} #${mutant.promise}`, () => {
       let killed = false;
-      if (options.bail !== false && !mutant.allowed) {
-        beforeEach((context) => {
-          if (killed) context.skip('killed already');
+      let missing: string | undefined;
+      const { requires } = mutant;
+      if (requires) {
+        beforeAll(async () => {
+          const fixture = await target.factory();
+          try {
+            if (!fixture.backend().capabilities[requires]) missing = requires;
+          } finally {
+            await fixture.destroy();
+          }
         });
+      }
+      beforeEach((context) => {
+        if (missing) context.skip(`not applicable: the backend declares no ${missing}`);
+        if (killed) context.skip('killed already');
+      });
+      if (options.bail !== false && !mutant.allowed) {
         afterEach((context) => {
           if (context.task.result?.state === 'fail') killed = true;
         });
