@@ -1,26 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import {
-  type ConformanceTarget,
-  runEngineConformance,
-  runStoreConformance,
-} from '@fate/conformance';
-import { dropMemoryNamespace, MemoryBackend } from '@fate/core';
-
-const memory: ConformanceTarget = {
-  name: 'memory',
-  factory: async () => {
-    const namespace = randomUUID();
-    const backend = new MemoryBackend(namespace);
-    return {
-      backend: () => new MemoryBackend(namespace),
-      corrupt: async (id, field) => backend.corrupt(id, field),
-      leftovers: async () => backend.leftovers(),
-      url: `memory:${namespace}`,
-      destroy: async () => dropMemoryNamespace(namespace),
-    };
-  },
-};
+import { runEngineConformance, runStoreConformance } from '@fate/conformance';
+import { memoryTarget } from './memory-target.js';
 
 // Both suites test themselves against the in-memory reference backend.
-runStoreConformance(memory);
-runEngineConformance(memory);
+runStoreConformance(memoryTarget);
+runEngineConformance(memoryTarget);

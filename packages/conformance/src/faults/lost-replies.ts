@@ -38,6 +38,24 @@ export function lostReplyTests(target: ConformanceTarget): void {
       expect(await ctx.store.tryReserve(id)).toBeDefined();
     });
 
+    it('leaves its next reservation alone when it clears one that was never stored (same lock id, new uuid)', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      faults.inject('fail', 'tryReserve', ALWAYS);
+      expect((await rejection(store.tryReserve(id))).code).toBe('FATE_STORE_UNAVAILABLE');
+      faults.heal();
+      const h = await store.tryReserve(id);
+      expect(h?.isReserved).toBe(true);
+      // the client clears the reservation whose outcome it never learnt, in the background
+      await eventually(
+        'the unknown reservation is cleared',
+        async () => (faults.calls.get('clearReservation') ?? 0) > 0,
+        5_000,
+      );
+      expect(await ctx.store.reservations()).toEqual([{ id, reservation: h?.reservation }]);
+      await h?.setStatus(Status.IN_PROGRESS);
+    });
+
     it('stores a seed whose reply was lost once, and says it created it', async () => {
       const { store, faults } = await ctx.faultyClient();
       faults.inject('lose-reply', 'insert', 2);
@@ -74,6 +92,22 @@ export function lostReplyTests(target: ConformanceTarget): void {
       faults.inject('lose-reply', 'write');
       await d.commit([{ op: 'setStatus', status: Status.FAILED }, { op: 'delete' }]);
       expect((await ctx.store.read(id)).status).toBe(Status.UNKNOWN);
+    });
+
+    it('asks again for a write whose reply was lost, and goes on holding the transaction', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await store.reserve(id);
+      faults.inject('lose-reply', 'write');
+      await h.setStatus(Status.IN_PROGRESS);
+      faults.inject('lose-reply', 'write');
+      await h.push(step('next'));
+      expect(h.isReserved).toBe(true);
+      expect(h.outcomeUnknown).toBe(false);
+      const view = await ctx.store.read(id);
+      expect(view.status).toBe(Status.IN_PROGRESS);
+      expect(view.stack).toEqual([step(), step('next')]);
+      expect(view.reservation).toEqual(h.reservation);
     });
 
     it('refuses a handle whose write had an unknown outcome until it is read again', async () => {

@@ -3,6 +3,7 @@ import {
   type FateId,
   type FatesStore,
   type StepData,
+  type StoreBackend,
   type StoreOptions,
 } from '@fate/core';
 import { afterEach, beforeEach } from 'vitest';
@@ -31,6 +32,8 @@ export function openClient(fixture: StoreFixture, options?: StoreOptions): Promi
 /** Gives every test of the enclosing `describe` a fresh, isolated fixture. */
 export function useFixture(target: ConformanceTarget): SuiteContext {
   let clients: FatesStore[] = [];
+  // The fixture this test made; none when an outer hook skipped the test before it was made.
+  let made: StoreFixture | undefined;
   const ctx = {
     async client(options?: StoreOptions) {
       const c = await openClient(ctx.fixture, options);
@@ -45,16 +48,36 @@ export function useFixture(target: ConformanceTarget): SuiteContext {
     },
   } as SuiteContext;
   beforeEach(async () => {
-    ctx.fixture = await target.factory();
+    made = await target.factory();
+    ctx.fixture = made;
     ctx.store = await ctx.client();
   });
   afterEach(async () => {
     const open = clients;
     clients = [];
     await Promise.allSettled(open.map((c) => c.close()));
-    await ctx.fixture.destroy();
+    const fixture = made;
+    made = undefined;
+    await fixture?.destroy();
   });
   return ctx;
+}
+
+/**
+ * Opens a raw backend on the fixture's data for `use` and closes it after: for cases that
+ * test a backend promise the guard hides (what a call answers, what a write keeps).
+ */
+export async function withBackend<T>(
+  fixture: StoreFixture,
+  use: (backend: StoreBackend) => Promise<T>,
+): Promise<T> {
+  const backend = fixture.backend();
+  await backend.open();
+  try {
+    return await use(backend);
+  } finally {
+    await backend.close();
+  }
 }
 
 export const step = (type = 'step', state: StepData['state'] = {}): StepData => ({ type, state });

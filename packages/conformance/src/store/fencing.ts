@@ -38,6 +38,26 @@ export function fencingTests(target: ConformanceTarget): void {
       expect((await ctx.store.read(id)).stack).toHaveLength(2);
     });
 
+    it('rejects the stale handle of a client that reserved the transaction again (same lock id, new uuid)', async () => {
+      const paused = await ctx.client({ livenessTimeoutMs: 300 });
+      await paused.registerInstance();
+      const id = await ctx.store.create();
+      const stale = await paused.reserve(id);
+      await eventually(
+        'the holder is dead',
+        async () => !(await ctx.store.isAlive(paused.instanceId)),
+        5_000,
+      );
+      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      // the same client, back from its pause, takes the transaction again
+      const fresh = await paused.reserve(id, { timeoutMs: 1_000 });
+      expect(fresh.reservation.lockId).toBe(stale.reservation.lockId);
+      expect((await rejection(stale.setStatus(Status.FAILED))).code).toBe('FATE_NOT_RESERVED');
+      expect((await ctx.store.read(id)).status).toBe(Status.NEW);
+      await fresh.push(step('mine'));
+      expect((await ctx.store.read(id)).reservation).toEqual(fresh.reservation);
+    });
+
     it('leaves the reservations of live holders alone', async () => {
       const live = await ctx.client({ livenessTimeoutMs: 5_000 });
       await live.registerInstance();

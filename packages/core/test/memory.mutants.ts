@@ -1,0 +1,12 @@
+// Not part of `npm test`: `npm run test:mutants` runs it (see
+// packages/conformance/src/mutants/README.md). The store suite against every mutant of
+// the in-memory backend; FATE_MUTANTS picks some by name (comma-separated), FATE_MUTANTS_ALL=1
+// runs every case against every mutant instead of stopping at the first that fails.
+import { backendMutants, runMutantConformance } from '@fate/conformance/mutants';
+import { memoryTarget } from './memory-target.js';
+
+const only = process.env.FATE_MUTANTS?.split(',').filter(Boolean);
+runMutantConformance(memoryTarget, backendMutants, {
+  ...(only?.length ? { only } : {}),
+  bail: process.env.FATE_MUTANTS_ALL !== '1',
+});

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// The mutation harness (`npm run test:mutants`): the store suite against deliberately broken
+// backends, one file per backend. Cases that hang on a mutant end at a shorter timeout.
+export default defineConfig({
+  test: {
+    include: ['packages/*/test/**/*.mutants.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+  },
+});
