@@ -1,11 +1,14 @@
-import { FateError, FateErrorCode, RUNNABLE_STATUSES } from '@fate/core';
-import type { Database } from 'better-sqlite3';
+import { RUNNABLE_STATUSES } from '@fate/core';
 import {
-  type CompiledQuery,
+  DummyDriver,
   type Expression,
   type ExpressionBuilder,
-  type Kysely,
+  Kysely,
+  type RawBuilder,
   type SqlBool,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
   sql,
 } from 'kysely';
 
@@ -15,17 +18,21 @@ export interface TransactionRow {
   status: string;
   stack: string;
   info: string;
-  /** Holder's instance id; NULL when unreserved (then `res_uuid` is NULL too). */
+  /** Holder's lock id; NULL when unreserved (then `res_uuid` is NULL too). */
   res_lock: string | null;
   res_uuid: string | null;
-  /** Epoch ms before which scans skip the row; 0 when not deferred. */
+  /** Epoch ms of the store's clock before which scans skip the row; 0 when not deferred. */
   defer_until: number;
+  /** The op name, set at insert and never changed; '' for none. */
+  op: string;
 }
 
-/** One live fate instance: a lease that lapses at `expires_at` (epoch ms). */
-export interface InstanceRow {
-  id: string;
-  expires_at: number;
+/** One liveness record: the guard's opaque state, kept at least until `forget_at`. */
+export interface LivenessRow {
+  lock_id: string;
+  state: string;
+  /** Epoch ms of the store's clock after which the row may be deleted. */
+  forget_at: number;
 }
 
 /** Bookkeeping of this package, e.g. `schema_version`. */
@@ -36,12 +43,38 @@ export interface FateMetaRow {
 
 export interface FateSchema {
   transactions: TransactionRow;
-  instances: InstanceRow;
+  liveness: LivenessRow;
   fate_meta: FateMetaRow;
 }
 
 /** The partial index that holds exactly the runnable, unreserved transactions. */
 export const RUNNABLE_INDEX = 'transactions_runnable';
+/** The partial index of held reservations, for the dead-reservation cleaner. */
+export const RESERVED_INDEX = 'transactions_reserved';
+
+/**
+ * Builds and compiles queries for SQLite without ever running one: statements are run by
+ * better-sqlite3 directly, synchronously, inside the backend's own busy retry (kysely's
+ * driver would add an async mutex and a second error path for nothing).
+ */
+export const db = new Kysely<FateSchema>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (k) => new SqliteIntrospector(k),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+
+/**
+ * The store's clock in epoch ms, read by SQLite itself inside the statement that uses it
+ * (the C library's wall clock, not JavaScript's `Date`, so a process whose JS clock is
+ * faked or skewed judges and writes deferrals and leases like every other process).
+ * `subsec` gives ms precision; `round` removes the float error of `* 1000`.
+ */
+export function storeClock(): RawBuilder<number> {
+  return sql<number>`cast(round(unixepoch('subsec') * 1000) as integer)`;
+}
 
 /**
  * "Runnable and unreserved", shared by the partial index and the scan. SQLite uses a
@@ -60,113 +93,4 @@ export function runnableUnreserved(
       [...RUNNABLE_STATUSES].map((s) => sql.lit(s)),
     ),
   ]);
-}
-
-/** One schema step. Applied once per file, in order, inside one write transaction. */
-interface Migration {
-  readonly version: number;
-  readonly description: string;
-  statements(db: Kysely<FateSchema>): CompiledQuery[];
-}
-
-const MIGRATIONS: readonly Migration[] = [
-  {
-    version: 1,
-    description: 'transactions with a partial runnable index, instance leases',
-    statements: (db) => [
-      db.schema
-        .createTable('transactions')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('stack', 'text', (c) => c.notNull())
-        .addColumn('info', 'text', (c) => c.notNull())
-        .addColumn('res_lock', 'text')
-        .addColumn('res_uuid', 'text')
-        .addColumn('defer_until', 'integer', (c) => c.notNull().defaultTo(0))
-        .modifyEnd(sql`strict`)
-        .compile(),
-      // Ordered by id, so a partition's range scan seeks to its start and reads only its
-      // own runnable rows. status and res_lock are included so the scan never touches the
-      // table (a covering index); res_lock is always NULL here and costs one byte.
-      db.schema
-        .createIndex(RUNNABLE_INDEX)
-        .on('transactions')
-        .columns(['id', 'defer_until', 'status', 'res_lock'])
-        // createIndex types its builder loosely (any table); the expression is the same.
-        .where((eb) => runnableUnreserved(eb as never))
-        .compile(),
-      db.schema
-        .createTable('instances')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('expires_at', 'integer', (c) => c.notNull())
-        .modifyEnd(sql`strict`)
-        .compile(),
-    ],
-  },
-  {
-    version: 2,
-    description: 'partial index of held reservations, for the dead-reservation cleaner',
-    statements: (db) => [
-      // The cleaner lists reservations every second; without this it reads the whole table.
-      db.schema
-        .createIndex('transactions_reserved')
-        .on('transactions')
-        .columns(['id', 'res_lock', 'res_uuid'])
-        .where(sql.ref('res_lock'), 'is not', null)
-        .compile(),
-    ],
-  },
-];
-
-/** The schema version this code writes. */
-export const SCHEMA_VERSION = MIGRATIONS.length;
-
-/**
- * Brings the file's schema up to `SCHEMA_VERSION`. Everything happens in one
- * `BEGIN IMMEDIATE` transaction: processes opening a fresh file at once queue on the
- * write lock, and each later one finds the work done.
- */
-export function migrate(database: Database, db: Kysely<FateSchema>): void {
-  const run = (query: CompiledQuery): void => {
-    database.prepare(query.sql).run(...query.parameters);
-  };
-  database
-    .transaction(() => {
-      run(
-        db.schema
-          .createTable('fate_meta')
-          .ifNotExists()
-          .addColumn('key', 'text', (c) => c.primaryKey())
-          .addColumn('value', 'text', (c) => c.notNull())
-          .compile(),
-      );
-      const version = db
-        .selectFrom('fate_meta')
-        .select('value')
-        .where('key', '=', 'schema_version')
-        .compile();
-      const row = database
-        .prepare<unknown[], { value: string }>(version.sql)
-        .get(...version.parameters);
-      const current = row ? Number(row.value) : 0;
-      if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
-        throw new FateError(
-          FateErrorCode.STORE_UNAVAILABLE,
-          `SQLite store: ${database.name} has schema version ${row?.value}; this @fate/store-sqlite knows up to ${SCHEMA_VERSION}`,
-        );
-      }
-      for (const migration of MIGRATIONS) {
-        if (migration.version > current) migration.statements(db).forEach(run);
-      }
-      if (current < SCHEMA_VERSION) {
-        run(
-          db
-            .insertInto('fate_meta')
-            .values({ key: 'schema_version', value: String(SCHEMA_VERSION) })
-            .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(SCHEMA_VERSION) }))
-            .compile(),
-        );
-      }
-    })
-    .immediate();
 }

@@ -1,7 +1,14 @@
 import type { Database } from 'better-sqlite3';
-import type { Compilable, Kysely } from 'kysely';
+import { type Compilable, sql } from 'kysely';
 import { PreparedQuery } from './sqlite-prepared.js';
-import { type FateSchema, RUNNABLE_INDEX, runnableUnreserved } from './sqlite-schema.js';
+import { indexedBy, type RangeArgs, rangeStatements } from './sqlite-ranges.js';
+import {
+  db,
+  RESERVED_INDEX,
+  RUNNABLE_INDEX,
+  runnableUnreserved,
+  storeClock,
+} from './sqlite-schema.js';
 
 interface Fence {
   id: string;
@@ -14,6 +21,7 @@ interface InsertArgs {
   status: string;
   stack: string;
   info: string;
+  op: string;
 }
 
 /** A fenced update; NULL leaves a field as it is (`newLock` NULL releases). */
@@ -23,12 +31,12 @@ interface WriteArgs extends Fence {
   info: string | null;
   newLock: string | null;
   newUuid: string | null;
-  deferUntil: number | null;
+  /** NULL keeps the stored deferral; 0 clears it; more defers that long by the store clock. */
+  deferMs: number | null;
 }
 
-interface RangeArgs {
-  start: string;
-  end: string;
+interface ScanArgs extends RangeArgs {
+  limit: number;
 }
 
 export interface RecordColumns {
@@ -45,22 +53,20 @@ const RECORD_COLUMNS = ['status', 'stack', 'info', 'res_lock', 'res_uuid', 'defe
 /**
  * The hot statements, compiled by kysely and prepared once per connection. Each is one
  * SQL statement, hence atomic against every other process on the file; every write
- * carries its fence (`res_lock` and `res_uuid`) in its WHERE clause.
+ * carries its fence (`res_lock` and `res_uuid`) in its WHERE clause, and every use of the
+ * clock reads SQLite's own inside the statement.
  */
-export function prepareStatements(database: Database, db: Kysely<FateSchema>) {
+export function prepareStatements(database: Database) {
   const q = <A extends object, R>(build: (p: A) => Compilable<R>) =>
     new PreparedQuery<A, R>(database, build);
   const tx = db.updateTable('transactions');
-  const scan = (p: RangeArgs, start: boolean, end: boolean) => {
-    let query = db
+  const reserved = () =>
+    db
       .selectFrom('transactions')
-      .select(['id', 'defer_until'])
-      .where(runnableUnreserved);
-    if (start) query = query.where('id', '>=', p.start);
-    if (end) query = query.where('id', '<', p.end);
-    return indexedBy(query.orderBy('id'), 'transactions', RUNNABLE_INDEX);
-  };
+      .select(['id', 'res_lock', 'res_uuid'])
+      .where('res_lock', 'is not', null);
   return {
+    now: q(() => db.selectNoFrom(storeClock().as('now'))),
     insert: q((p: InsertArgs) =>
       db
         .insertInto('transactions')
@@ -69,6 +75,7 @@ export function prepareStatements(database: Database, db: Kysely<FateSchema>) {
           status: p.status,
           stack: p.stack,
           info: p.info,
+          op: p.op,
           res_lock: null,
           res_uuid: null,
           defer_until: 0,
@@ -103,7 +110,7 @@ export function prepareStatements(database: Database, db: Kysely<FateSchema>) {
           info: eb.fn.coalesce(eb.val(p.info), eb.ref('info')),
           res_lock: p.newLock,
           res_uuid: p.newUuid,
-          defer_until: eb.fn.coalesce(eb.val(p.deferUntil), eb.ref('defer_until')),
+          defer_until: sql<number>`coalesce(case when ${p.deferMs} > 0 then ${storeClock()} + ${p.deferMs} when ${p.deferMs} = 0 then 0 end, defer_until)`,
         }))
         .where('id', '=', p.id)
         .where('res_lock', '=', p.lockId)
@@ -123,39 +130,61 @@ export function prepareStatements(database: Database, db: Kysely<FateSchema>) {
         .where('res_lock', '=', p.lockId)
         .where('res_uuid', '=', p.uuid),
     ),
-    /** One statement per shape of range, so each seeks with the bounds it has. */
-    scanAll: q((p: RangeArgs) => scan(p, false, false)),
-    scanFrom: q((p: RangeArgs) => scan(p, true, false)),
-    scanTo: q((p: RangeArgs) => scan(p, false, true)),
-    scanBetween: q((p: RangeArgs) => scan(p, true, true)),
-    heartbeat: q((p: { id: string; expiresAt: number }) =>
+    /**
+     * Runnable, unreserved rows in id order, deferred ones included (they are read anyway
+     * and give the earliest deferral); `due` is judged by the store clock.
+     */
+    scan: rangeStatements(q, (p: ScanArgs, start, end) => {
+      let query = db
+        .selectFrom('transactions')
+        .select(['id', 'op', 'defer_until', sql<number>`defer_until <= ${storeClock()}`.as('due')])
+        .where(runnableUnreserved);
+      if (start) query = query.where('id', '>=', p.start);
+      if (end) query = query.where('id', '<', p.end);
+      return indexedBy(query.orderBy('id').limit(p.limit), 'transactions', RUNNABLE_INDEX);
+    }),
+    /** Held reservations in a range: a search of the partial index of held rows. */
+    reserved: rangeStatements(q, (p: RangeArgs, start, end) => {
+      let query = reserved();
+      if (start) query = query.where('id', '>=', p.start);
+      if (end) query = query.where('id', '<', p.end);
+      return indexedBy(query.orderBy('id'), 'transactions', RESERVED_INDEX);
+    }),
+    /**
+     * Held reservations of one lock id: a scan of the same partial index, whose size is the
+     * work in flight (a second index by lock id would cost every reserve and release a page).
+     */
+    reservedBy: q((p: { lockId: string }) =>
+      indexedBy(
+        reserved().where('res_lock', '=', p.lockId).orderBy('id'),
+        'transactions',
+        RESERVED_INDEX,
+      ),
+    ),
+    heartbeat: q((p: { lockId: string; state: string; ttlMs: number }) =>
       db
-        .insertInto('instances')
-        .values({ id: p.id, expires_at: p.expiresAt })
+        .insertInto('liveness')
+        .values({
+          lock_id: p.lockId,
+          state: p.state,
+          forget_at: sql<number>`${storeClock()} + ${p.ttlMs}`,
+        })
         .onConflict((oc) =>
-          oc.column('id').doUpdateSet((eb) => ({ expires_at: eb.ref('excluded.expires_at') })),
+          oc.column('lock_id').doUpdateSet((eb) => ({
+            state: eb.ref('excluded.state'),
+            forget_at: eb.ref('excluded.forget_at'),
+          })),
         ),
     ),
-  };
-}
-
-/**
- * Pins a query to `index` with SQLite's INDEXED BY, which kysely does not build, so it is
- * added to the compiled SQL. Statistics (ANALYZE) could otherwise move a bounded scan to
- * the primary key, which reads every row of the range instead of the runnable ones; and
- * should the index ever stop matching the query, preparing fails at open instead of the
- * scan silently reading the whole table.
- */
-function indexedBy<R>(query: Compilable<R>, table: string, index: string): Compilable<R> {
-  return {
-    compile() {
-      const compiled = query.compile();
-      const from = `from "${table}"`;
-      if (compiled.sql.split(from).length !== 2) {
-        throw new Error(`cannot pin ${index}: expected one ${from} in ${compiled.sql}`);
-      }
-      return { ...compiled, sql: compiled.sql.replace(from, `${from} indexed by "${index}"`) };
-    },
+    /** Every liveness row, with whether the store clock has passed its `forget_at`. */
+    liveness: q(() =>
+      db
+        .selectFrom('liveness')
+        .select(['lock_id', 'state', sql<number>`forget_at <= ${storeClock()}`.as('lapsed')])
+        .orderBy('lock_id'),
+    ),
+    /** Deletes the rows past `forget_at`, judged again now (a row renewed since stays). */
+    forget: q(() => db.deleteFrom('liveness').where('forget_at', '<=', storeClock())),
   };
 }
 

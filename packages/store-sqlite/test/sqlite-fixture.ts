@@ -2,26 +2,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StoreFixture } from '@fate/conformance';
-import type { FatesStore } from '@fate/core';
-import { createSqliteStore } from '@fate/store-sqlite';
+import { createStoreBackend } from '@fate/store-sqlite';
 import Database from 'better-sqlite3';
 
 /** Garbage per column: a status no one knows, JSON that does not parse. */
 const GARBAGE = { status: 'BOGUS', stack: '{not json', info: '{not json' } as const;
 
-/** A fresh database file in its own temp directory; every `open` is a new connection. */
-export function sqliteFixture(): StoreFixture & { readonly file: string } {
+/** A fresh database file in its own temp directory; every `backend()` is a new connection. */
+export function sqliteFixture(): StoreFixture & { readonly file: string; readonly dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'fate-test-'));
   const file = join(dir, 'fate.db');
-  const opened: FatesStore[] = [];
+  const url = `sqlite:${file}`;
   return {
     file,
-    url: `sqlite:${file}`,
-    async open(options) {
-      const store = await createSqliteStore({ path: file }, options);
-      opened.push(store);
-      return store;
-    },
+    dir,
+    url,
+    backend: () => createStoreBackend(url),
     async corrupt(id, field) {
       const column = ({ status: 'status', stack: 'stack', info: 'info' } as const)[field];
       const raw = new Database(file, { timeout: 5_000 });
@@ -32,7 +28,7 @@ export function sqliteFixture(): StoreFixture & { readonly file: string } {
       }
     },
     async destroy() {
-      await Promise.allSettled(opened.map((s) => s.close()));
+      // The suites close the clients they open; the files go with the directory.
       rmSync(dir, { recursive: true, force: true });
     },
   };
