@@ -9,7 +9,11 @@ import Database from 'better-sqlite3';
 const GARBAGE = { status: 'BOGUS', stack: '{not json', info: '{not json' } as const;
 
 /** A fresh database file in its own temp directory; every `backend()` is a new connection. */
-export function sqliteFixture(): StoreFixture & { readonly file: string; readonly dir: string } {
+export function sqliteFixture(): StoreFixture & {
+  readonly file: string;
+  readonly dir: string;
+  readonly url: string;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'fate-test-'));
   const file = join(dir, 'fate.db');
   const url = `sqlite:${file}`;
