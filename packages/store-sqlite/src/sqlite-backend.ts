@@ -24,6 +24,7 @@ import { migrate } from './sqlite-migrations.js';
 import { listRecords, toRecord } from './sqlite-queries.js';
 import { forRange } from './sqlite-ranges.js';
 import { prepareStatements, type Statements } from './sqlite-statements.js';
+import { takeTurn } from './sqlite-turns.js';
 
 /** The open connection: the raw handle and what is prepared on it once. */
 interface Connection {
@@ -239,9 +240,13 @@ export class SqliteBackend implements StoreBackend {
     return this.#connection;
   }
 
-  /** Runs synchronous statements on the open connection, retrying a busy file, mapping errors. */
+  /**
+   * Runs synchronous statements on the open connection, after letting the event loop turn
+   * if calls have kept it busy; retries a busy file; maps errors.
+   */
   async #run<T>(what: string, fn: (connection: Connection) => T): Promise<T> {
     try {
+      await takeTurn();
       return await retryBusy(() => fn(this.#open()), this.config.busyTimeoutMs);
     } catch (err) {
       throw toStoreError(err, what, { path: this.config.path, opening: false });
