@@ -13,17 +13,24 @@ import {
   type StoreBackend,
   type StoreCapabilities,
   type StoredRecord,
-  sameReservation,
 } from '@fate/core';
+import {
+  fence,
+  forRange,
+  holderVerdict,
+  livenessRecords,
+  scanPage,
+  toRecord,
+  toReservations,
+  writeArgs,
+} from '@fate/sql-common';
 import Database from 'better-sqlite3';
 import { isBusy, retryBusy, SYNC_BUSY_MS } from './sqlite-busy.js';
 import type { ResolvedSqliteConfig } from './sqlite-config.js';
 import { toStoreError } from './sqlite-errors.js';
 import { prepareFile } from './sqlite-file.js';
 import { migrate } from './sqlite-migrations.js';
-import { listRecords, toRecord } from './sqlite-queries.js';
-import { forRange } from './sqlite-ranges.js';
-import { prepareStatements, type Statements } from './sqlite-statements.js';
+import { listRows, prepareStatements, type Statements } from './sqlite-statements.js';
 import { takeTurn } from './sqlite-turns.js';
 
 /** The open connection: the raw handle and what is prepared on it once. */
@@ -113,55 +120,38 @@ export class SqliteBackend implements StoreBackend {
     id: FateId,
     reservation: Reservation,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    const fence = { id, lockId: reservation.lockId, uuid: reservation.uuid };
+    const args = fence(id, reservation);
     return this.#run('tryReserve', ({ statements: s }) => {
       for (;;) {
-        const row = s.reserve.get(fence);
+        const row = s.reserve.get(args);
         if (row) return toRecord(row);
-        const holder = s.holder.get({ id });
-        if (!holder) return 'absent';
-        if (
-          holder.res_lock !== null &&
-          !sameReservation({ lockId: holder.res_lock, uuid: holder.res_uuid ?? '' }, reservation)
-        ) {
-          return 'held';
-        }
-        // Released (or inserted) between the two statements: as of now it is free, so
-        // try again rather than report a stale "held".
+        const verdict = holderVerdict(s.holder.get({ id }), reservation);
+        if (verdict !== 'free') return verdict;
       }
     });
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
-    const fence = { id, lockId: reservation.lockId, uuid: reservation.uuid };
     return this.#run('write', ({ statements: s }) => {
-      if (change.delete) return s.remove.run(fence).changes === 1;
-      const release = change.release;
-      return (
-        s.write.run({
-          ...fence,
-          status: change.status ?? null,
-          stack: change.stack ?? null,
-          info: change.info ?? null,
-          // The fence already proved the stored reservation is this one: keep it, or drop it.
-          newLock: release ? null : reservation.lockId,
-          newUuid: release ? null : reservation.uuid,
-          // Whole ms: the column is an integer, and a deferral ends no earlier than asked.
-          deferMs: release ? Math.ceil(release.deferMs) : null,
-        }).changes === 1
-      );
+      if (change.delete) return s.remove.run(fence(id, reservation)).changes === 1;
+      return s.write.run(writeArgs(id, reservation, change)).changes === 1;
     });
   }
 
   async clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
-    const fence = { id, lockId: reservation.lockId, uuid: reservation.uuid };
     return this.#run('clearReservation', ({ statements }) => {
-      return statements.clearReservation.run(fence).changes === 1;
+      return statements.clearReservation.run(fence(id, reservation)).changes === 1;
     });
   }
 
   async list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
-    return this.#run('list', ({ database }) => listRecords(database, statuses));
+    if (statuses?.size === 0) return [];
+    return this.#run('list', ({ database }) =>
+      listRows(database, statuses && [...statuses]).map((row) => ({
+        id: row.id,
+        record: toRecord(row),
+      })),
+    );
   }
 
   async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
@@ -170,24 +160,7 @@ export class SqliteBackend implements StoreBackend {
       // The partial index holds only runnable, unreserved rows, in id order; the statement
       // seeks to `start` and stops at `end` or the limit, so every row it returns is one it
       // read, and a full page ends at its last row whether or not that one is due.
-      const rows = statement.all({ ...bounds, limit });
-      const ids: string[] = [];
-      const ops: string[] = [];
-      let nextDeferralAt: number | undefined;
-      for (const row of rows) {
-        if (row.due) {
-          ids.push(row.id);
-          ops.push(row.op);
-        } else nextDeferralAt = Math.min(nextDeferralAt ?? row.defer_until, row.defer_until);
-      }
-      const last = rows.length === limit ? rows[rows.length - 1]?.id : undefined;
-      return {
-        ids,
-        ops,
-        itemsRead: rows.length,
-        ...(nextDeferralAt !== undefined ? { nextDeferralAt } : {}),
-        ...(last !== undefined ? { last } : {}),
-      };
+      return scanPage(statement.all({ ...bounds, limit }), limit);
     });
   }
 
@@ -196,18 +169,11 @@ export class SqliteBackend implements StoreBackend {
   ): Promise<Array<{ id: string; reservation: Reservation }>> {
     const { range, lockId } = filter;
     return this.#run('reservations', ({ statements }) => {
-      let rows: Array<{ id: string; res_lock: string | null; res_uuid: string | null }>;
-      if (range || lockId === undefined) {
-        const [statement, bounds] = forRange(statements.reserved, range);
-        rows = statement.all(bounds);
-        if (lockId !== undefined) rows = rows.filter((row) => row.res_lock === lockId);
-      } else {
-        rows = statements.reservedBy.all({ lockId });
+      if (!range && lockId !== undefined) {
+        return toReservations(statements.reservedBy.all({ lockId }));
       }
-      return rows.map((row) => ({
-        id: row.id,
-        reservation: { lockId: row.res_lock as string, uuid: row.res_uuid as string },
-      }));
+      const [statement, bounds] = forRange(statements.reserved, range);
+      return toReservations(statement.all(bounds), lockId);
     });
   }
 
@@ -220,12 +186,10 @@ export class SqliteBackend implements StoreBackend {
   /** Also deletes the records past their time (crashed engines' rows must not pile up). */
   async instances(): Promise<InstanceRecord[]> {
     return this.#run('instances', ({ statements }) => {
-      const rows = statements.liveness.all({});
+      const { records, lapsed } = livenessRecords(statements.liveness.all({}));
       // Only when something is due: the delete takes the write lock, the read does not.
-      if (rows.some((row) => row.lapsed)) pruneLiveness(statements);
-      return rows
-        .filter((row) => !row.lapsed)
-        .map((row) => ({ lockId: row.lock_id, state: row.state }));
+      if (lapsed) pruneLiveness(statements);
+      return records;
     });
   }
 

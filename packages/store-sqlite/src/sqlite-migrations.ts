@@ -1,7 +1,17 @@
 import { FateError, FateErrorCode } from '@fate/core';
+import {
+  createLivenessTable,
+  createMetaTable,
+  createReservedIndex,
+  createRunnableIndex,
+  RUNNABLE_INDEX,
+  runnableUnreserved,
+} from '@fate/sql-common';
 import type { Database } from 'better-sqlite3';
 import { type CompiledQuery, sql } from 'kysely';
-import { db, RESERVED_INDEX, RUNNABLE_INDEX, runnableUnreserved } from './sqlite-schema.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+
+const { db } = sqliteDialect;
 
 /**
  * One schema step. Applied once per file, in order, inside one write transaction. Steps
@@ -13,19 +23,6 @@ interface Migration {
   readonly description: string;
   statements(): CompiledQuery[];
 }
-
-/** The runnable index as of version 3: `op` rides along so scans name each id's op. */
-const runnableIndex = () =>
-  db.schema
-    .createIndex(RUNNABLE_INDEX)
-    .on('transactions')
-    // Ordered by id, so a partition's range scan seeks to its start and reads only its own
-    // runnable rows. Every other column the scan reads or filters on is included, so the
-    // scan never touches the table (a covering index); res_lock is always NULL here.
-    .columns(['id', 'defer_until', 'op', 'status', 'res_lock'])
-    // createIndex types its builder loosely (any table); the expression is the same.
-    .where((eb) => runnableUnreserved(eb as never))
-    .compile();
 
 const MIGRATIONS: readonly Migration[] = [
   {
@@ -60,15 +57,8 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     description: 'partial index of held reservations, for the dead-reservation cleaner',
-    statements: () => [
-      // The cleaner lists reservations every second; without this it reads the whole table.
-      db.schema
-        .createIndex(RESERVED_INDEX)
-        .on('transactions')
-        .columns(['id', 'res_lock', 'res_uuid'])
-        .where(sql.ref('res_lock'), 'is not', null)
-        .compile(),
-    ],
+    // The cleaner lists reservations every second; without this it reads the whole table.
+    statements: () => [createReservedIndex(db).compile()],
   },
   {
     version: 3,
@@ -86,7 +76,7 @@ const MIGRATIONS: readonly Migration[] = [
         .where(sql<boolean>`json_valid(info) and json_type(info, '$.opName') = 'text'`)
         .compile(),
       db.schema.dropIndex(RUNNABLE_INDEX).compile(),
-      runnableIndex(),
+      createRunnableIndex(db).compile(),
     ],
   },
   {
@@ -95,13 +85,7 @@ const MIGRATIONS: readonly Migration[] = [
     statements: () => [
       // Leases of the old protocol name instance ids, not lock ids: nothing to carry over.
       db.schema.dropTable('instances').compile(),
-      db.schema
-        .createTable('liveness')
-        .addColumn('lock_id', 'text', (c) => c.primaryKey())
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('forget_at', 'integer', (c) => c.notNull())
-        .modifyEnd(sql`strict`)
-        .compile(),
+      createLivenessTable(db, 'integer').modifyEnd(sql`strict`).compile(),
     ],
   },
 ];
@@ -121,14 +105,7 @@ export function migrate(database: Database): void {
   };
   database
     .transaction(() => {
-      run(
-        db.schema
-          .createTable('fate_meta')
-          .ifNotExists()
-          .addColumn('key', 'text', (c) => c.primaryKey())
-          .addColumn('value', 'text', (c) => c.notNull())
-          .compile(),
-      );
+      run(createMetaTable(db).compile());
       const version = db
         .selectFrom('fate_meta')
         .select('value')

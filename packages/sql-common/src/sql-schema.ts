@@ -1,16 +1,5 @@
 import { RUNNABLE_STATUSES } from '@fate/core';
-import {
-  DummyDriver,
-  type Expression,
-  type ExpressionBuilder,
-  Kysely,
-  type RawBuilder,
-  type SqlBool,
-  SqliteAdapter,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  sql,
-} from 'kysely';
+import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 
 /** One transaction. `stack` and `info` are the guard's JSON texts, stored as they come. */
 export interface TransactionRow {
@@ -35,12 +24,13 @@ export interface LivenessRow {
   forget_at: number;
 }
 
-/** Bookkeeping of this package, e.g. `schema_version`. */
+/** Bookkeeping of the store, e.g. `schema_version`. */
 export interface FateMetaRow {
   key: string;
   value: string;
 }
 
+/** The tables of a fate SQL store, for kysely. */
 export interface FateSchema {
   transactions: TransactionRow;
   liveness: LivenessRow;
@@ -53,34 +43,10 @@ export const RUNNABLE_INDEX = 'transactions_runnable';
 export const RESERVED_INDEX = 'transactions_reserved';
 
 /**
- * Builds and compiles queries for SQLite without ever running one: statements are run by
- * better-sqlite3 directly, synchronously, inside the backend's own busy retry (kysely's
- * driver would add an async mutex and a second error path for nothing).
- */
-export const db = new Kysely<FateSchema>({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (k) => new SqliteIntrospector(k),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  },
-});
-
-/**
- * The store's clock in epoch ms, read by SQLite itself inside the statement that uses it
- * (the C library's wall clock, not JavaScript's `Date`, so a process whose JS clock is
- * faked or skewed judges and writes deferrals and leases like every other process).
- * `subsec` gives ms precision; `round` removes the float error of `* 1000`.
- */
-export function storeClock(): RawBuilder<number> {
-  return sql<number>`cast(round(unixepoch('subsec') * 1000) as integer)`;
-}
-
-/**
- * "Runnable and unreserved", shared by the partial index and the scan. SQLite uses a
- * partial index only when the query's WHERE contains the index's terms, so both are built
- * from this one expression, with the statuses as literals (a bound parameter would not
- * prove the index applies).
+ * "Runnable and unreserved", shared by the partial index and the scan. A planner uses a
+ * partial index only when the query's WHERE implies the index's, so both are built from
+ * this one expression, with the statuses as literals (a bound parameter would not prove
+ * the index applies, neither to SQLite nor to a PostgreSQL generic plan).
  */
 export function runnableUnreserved(
   eb: ExpressionBuilder<{ transactions: TransactionRow }, 'transactions'>,
