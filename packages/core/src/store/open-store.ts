@@ -22,6 +22,8 @@ const PACKAGES: Record<string, string> = {
   redis: '@fate/store-redis',
   rediss: '@fate/store-redis',
   zk: '@fate/store-zk',
+  postgres: '@fate/store-postgres',
+  postgresql: '@fate/store-postgres',
 };
 
 /**
