@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropMemoryNamespace } from '@fate/core';
-import { startRedis, startZooKeeper, type TestService } from '@fate/test-services';
-import { dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
+import { startPostgres, startRedis, startZooKeeper, type TestService } from '@fate/test-services';
+import { dropPostgresSchema, dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
 
-export type BackendName = 'sqlite' | 'redis' | 'zk' | 'memory';
+export type BackendName = 'sqlite' | 'redis' | 'zk' | 'postgres' | 'memory';
 
 /** What `--backend all` runs. `memory` is there for developing the script itself. */
-export const ALL_BACKENDS: readonly BackendName[] = ['sqlite', 'redis', 'zk'];
+export const ALL_BACKENDS: readonly BackendName[] = ['sqlite', 'redis', 'zk', 'postgres'];
 export const KNOWN_BACKENDS: readonly BackendName[] = [...ALL_BACKENDS, 'memory'];
 
 /** One isolated store for one measurement: its URL, and how to remove it. */
@@ -33,7 +33,7 @@ export interface BenchBackend {
 
 const unique = () => randomBytes(5).toString('hex');
 
-/** Starts what `name` needs: nothing for SQLite and memory, a server for Redis and ZooKeeper. */
+/** Starts what `name` needs: nothing for SQLite and memory, a server for the others. */
 export async function startBackend(name: BackendName): Promise<BenchBackend> {
   switch (name) {
     case 'sqlite':
@@ -64,6 +64,20 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
         const url = new URL(service.url);
         url.searchParams.set('prefix', prefix);
         return { url: url.href, destroy: () => dropRedisPrefix(service.url, prefix) };
+      });
+    }
+    case 'postgres': {
+      const service = await startPostgres();
+      const where = process.env.FATE_PG_URL
+        ? `FATE_PG_URL (${service.url})`
+        : 'a database on the local PostgreSQL server (or a private cluster)';
+      return tracked(name, `${where}, a schema per namespace`, true, service, async () => {
+        const schema = `fate_bench_${unique()}`;
+        const url = new URL(service.url);
+        url.searchParams.set('schema', schema);
+        // As many connections as the throughput benchmark has workers per engine.
+        url.searchParams.set('poolSize', '16');
+        return { url: url.href, destroy: () => dropPostgresSchema(service.url, schema) };
       });
     }
     case 'zk': {

@@ -31,7 +31,7 @@ export interface BenchConfig {
 }
 
 export const USAGE = `usage: node packages/bench/dist/main.js [options]
-  --backend sqlite|redis|zk|memory|all   which store (default all = sqlite, redis, zk)
+  --backend sqlite|redis|zk|postgres|memory|all   which store (default all = sqlite, redis, zk, postgres)
   --txs N             transactions in the scan benchmark's store (default 100000; quick 5000)
   --partitions P      only this partition count (default 1,2,4,8,16)
   --measures LIST     some of latency,throughput,recovery,scan (default all four)

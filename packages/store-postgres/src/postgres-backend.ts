@@ -41,9 +41,14 @@ const types = {
       : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
 };
 
-/** The open connection pool and what runs on it. */
+/** The open connection pools and what runs on them. */
 interface Connection {
   readonly pool: pg.Pool;
+  /**
+   * Liveness (heartbeats, reading liveness records, the clock) on connections of its own,
+   * so a pool saturated by workers never delays a heartbeat past the liveness timeout.
+   */
+  readonly control: pg.Pool;
   readonly statements: PostgresStatements;
   readonly wakeups: PostgresWakeups;
 }
@@ -86,17 +91,20 @@ export class PostgresBackend implements StoreBackend {
 
   async open(): Promise<void> {
     const pool = new pg.Pool(this.#clientConfig(this.config.poolSize));
+    const control = new pg.Pool(this.#clientConfig(2));
     // An idle connection that dies (server restart) is reported here; the pool drops it
     // and the next call gets a new one. Without a handler it would crash the process.
     pool.on('error', () => undefined);
+    control.on('error', () => undefined);
     try {
       await migrate(pool, this.config.schema);
       const statements = postgresStatements(this.config.schema);
-      for (let i = 0; i < 3; i++) await this.#calibrate(pool, statements);
-      const wakeups = new PostgresWakeups(() => new pg.Client(this.#clientConfig(1)), this.channel);
-      this.#connection = { pool, statements, wakeups };
+      for (let i = 0; i < 3; i++) await this.#calibrate(control, statements);
+      const listener = () => new pg.Client(this.#clientConfig(1));
+      const wakeups = new PostgresWakeups(listener, this.channel);
+      this.#connection = { pool, control, statements, wakeups };
     } catch (err) {
-      await pool.end().catch(() => undefined);
+      await Promise.all([pool.end(), control.end()]).catch(() => undefined);
       throw toStoreError(err, 'opening', this.#where());
     }
   }
@@ -106,7 +114,7 @@ export class PostgresBackend implements StoreBackend {
     this.#connection = undefined;
     if (!connection) return;
     await connection.wakeups.close();
-    await connection.pool.end();
+    await Promise.all([connection.pool.end(), connection.control.end()]);
   }
 
   now(): number {
@@ -115,7 +123,7 @@ export class PostgresBackend implements StoreBackend {
     // background: the estimate drifts with this machine's monotonic clock meanwhile.
     if (this.#clock.ageMs > 30_000 && !this.#calibrating) {
       this.#calibrating = true;
-      this.#calibrate(connection.pool, connection.statements)
+      this.#calibrate(connection.control, connection.statements)
         .catch(() => undefined)
         .finally(() => {
           this.#calibrating = false;
@@ -220,19 +228,19 @@ export class PostgresBackend implements StoreBackend {
   }
 
   async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
-    await this.#run('heartbeat', async ({ pool, statements }) => {
+    await this.#run('heartbeat', async ({ control, statements }) => {
       const sentAt = performance.now();
       const args = { lockId, state, ttlMs: Math.ceil(ttlMs) };
-      const [row] = await statements.heartbeat.rows(pool, args);
+      const [row] = await statements.heartbeat.rows(control, args);
       if (row) this.#clock.reading(row.now, sentAt);
     });
   }
 
   /** Also deletes the records past their time (crashed engines' rows must not pile up). */
   async instances(): Promise<InstanceRecord[]> {
-    return this.#run('instances', async ({ pool, statements }) => {
-      const { records, lapsed } = livenessRecords(await statements.liveness.rows(pool, {}));
-      if (lapsed) await statements.forget.changed(pool, {});
+    return this.#run('instances', async ({ control, statements }) => {
+      const { records, lapsed } = livenessRecords(await statements.liveness.rows(control, {}));
+      if (lapsed) await statements.forget.changed(control, {});
       return records;
     });
   }
