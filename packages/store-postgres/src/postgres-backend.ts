@@ -9,7 +9,7 @@ import {
   type RecordWrite,
   type Reservation,
   type ReservationFilter,
-  type Status,
+  Status,
   type StoreBackend,
   type StoreCapabilities,
   type StoredRecord,
@@ -30,6 +30,7 @@ import { ServerClock } from './postgres-clock.js';
 import { type ResolvedPostgresConfig, redact } from './postgres-config.js';
 import { toStoreError } from './postgres-errors.js';
 import { migrate } from './postgres-migrations.js';
+import { WakeupNotifier } from './postgres-notify.js';
 import { type PostgresStatements, postgresStatements } from './postgres-statements.js';
 import { PostgresWakeups } from './postgres-wakeups.js';
 
@@ -51,6 +52,7 @@ interface Connection {
   readonly control: pg.Pool;
   readonly statements: PostgresStatements;
   readonly wakeups: PostgresWakeups;
+  readonly notifier: WakeupNotifier;
 }
 
 /**
@@ -102,7 +104,9 @@ export class PostgresBackend implements StoreBackend {
       for (let i = 0; i < 3; i++) await this.#calibrate(control, statements);
       const listener = () => new pg.Client(this.#clientConfig(1));
       const wakeups = new PostgresWakeups(listener, this.channel);
-      this.#connection = { pool, control, statements, wakeups };
+      const channel = this.channel;
+      const notifier = new WakeupNotifier(() => statements.notify.rows(control, { channel }));
+      this.#connection = { pool, control, statements, wakeups, notifier };
     } catch (err) {
       await Promise.all([pool.end(), control.end()]).catch(() => undefined);
       throw toStoreError(err, 'opening', this.#where());
@@ -113,6 +117,7 @@ export class PostgresBackend implements StoreBackend {
     const connection = this.#connection;
     this.#connection = undefined;
     if (!connection) return;
+    await connection.notifier.flush();
     await connection.wakeups.close();
     await Promise.all([connection.pool.end(), connection.control.end()]);
   }
@@ -133,28 +138,32 @@ export class PostgresBackend implements StoreBackend {
   }
 
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
-    return this.#run('insert', async ({ pool, statements }) => {
+    return this.#run('insert', async ({ pool, statements, notifier }) => {
       const { status, stack, info, op } = record;
-      const args = { id, status, stack, info, op, channel: this.channel };
-      const [row] = await statements.insert.rows(pool, args);
-      return (row?.inserted ?? 0) > 0;
+      const inserted =
+        (await statements.insert.changed(pool, { id, status, stack, info, op })) === 1;
+      if (inserted && status === Status.SUBMITTED) notifier.notify();
+      return inserted;
     });
   }
 
   async insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
     if (records.length === 0) return [];
-    return this.#run('insertMany', async ({ pool, statements }) => {
-      const [row] = await statements.insertMany.rows(pool, {
+    return this.#run('insertMany', async ({ pool, statements, notifier }) => {
+      const rows = await statements.insertMany.rows(pool, {
         ids: records.map((r) => r.id),
         statuses: records.map((r) => r.record.status),
         stacks: records.map((r) => r.record.stack),
         infos: records.map((r) => r.record.info),
         ops: records.map((r) => r.record.op),
-        channel: this.channel,
       });
       // An id given twice is inserted once: the first mention gets the answer.
-      const inserted = new Set(row?.ids ?? []);
-      return records.map((r) => inserted.delete(r.id));
+      const inserted = new Set(rows.map((row) => row.id));
+      const answers = records.map((r) => inserted.delete(r.id));
+      if (records.some((r, i) => answers[i] && r.record.status === Status.SUBMITTED)) {
+        notifier.notify();
+      }
+      return answers;
     });
   }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fateQueries, type InsertArgs, NamedQuery, type RangeShapes } from '@fate/sql-common';
+import { fateQueries, NamedQuery, type RangeShapes } from '@fate/sql-common';
 import { type Compilable, sql } from 'kysely';
 import type { Pool, QueryResultRow } from 'pg';
 import { postgresDialect } from './postgres-dialect.js';
@@ -55,7 +55,6 @@ export interface InsertManyArgs {
   stacks: string[];
   infos: string[];
   ops: string[];
-  channel: string;
 }
 
 /** The statements of one schema's store, prepared on each connection at first use. */
@@ -73,40 +72,22 @@ export function postgresStatements(schema: string) {
     to: s(q.to),
     between: s(q.between),
   });
-  // A SUBMITTED insert notifies every listener, in the same statement (delivered at commit;
-  // PostgreSQL sends one notification per channel and payload per transaction).
   return {
     now: s(queries.now),
-    insert: s((p: InsertArgs & { channel: string }) =>
-      db
-        .with('inserted', () => queries.insert(p).returning('status'))
-        .selectFrom('inserted')
-        .select([
-          sql<number>`count(*)::int`.as('inserted'),
-          sql<number>`count(pg_notify(${p.channel}, '')) filter (where status = 'SUBMITTED')`.as(
-            'notified',
-          ),
-        ]),
-    ),
+    insert: s(queries.insert),
+    /** Many records in one statement: their fields as parallel arrays, `unnest`ed. */
     insertMany: s((p: InsertManyArgs) =>
       db
-        .with('inserted', (qb) =>
-          qb
-            .insertInto('transactions')
-            .columns(['id', 'status', 'stack', 'info', 'op'])
-            .expression(
-              sql`select * from unnest(${p.ids}::text[], ${p.statuses}::text[], ${p.stacks}::text[], ${p.infos}::text[], ${p.ops}::text[])`,
-            )
-            .onConflict((oc) => oc.doNothing())
-            .returning(['id', 'status']),
+        .insertInto('transactions')
+        .columns(['id', 'status', 'stack', 'info', 'op'])
+        .expression(
+          sql`select * from unnest(${p.ids}::text[], ${p.statuses}::text[], ${p.stacks}::text[], ${p.infos}::text[], ${p.ops}::text[])`,
         )
-        .selectFrom('inserted')
-        .select([
-          sql<string[] | null>`array_agg(id)`.as('ids'),
-          sql<number>`count(pg_notify(${p.channel}, '')) filter (where status = 'SUBMITTED')`.as(
-            'notified',
-          ),
-        ]),
+        .onConflict((oc) => oc.doNothing())
+        .returning('id'),
+    ),
+    notify: s((p: { channel: string }) =>
+      db.selectNoFrom(sql<string>`pg_notify(${p.channel}, '')::text`.as('notified')),
     ),
     read: s(queries.read),
     reserve: s(queries.reserve),
