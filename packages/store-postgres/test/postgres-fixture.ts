@@ -27,12 +27,18 @@ export async function withClient<T>(serverUrl: string, fn: (c: pg.Client) => Pro
   }
 }
 
+/**
+ * Connections per client in tests: test files run in parallel and each opens many clients,
+ * so the default 10 could reach a server's `max_connections` (100 on Debian's default).
+ */
+export const TEST_POOL_SIZE = '4';
+
 /** A fresh schema in the database at `serverUrl`; every `backend()` is a new client. */
 export function postgresFixture(
   serverUrl: string,
 ): StoreFixture & { readonly url: string; readonly schema: string } {
   const schema = newSchema();
-  const url = storeUrl(serverUrl, { schema });
+  const url = storeUrl(serverUrl, { schema, poolSize: TEST_POOL_SIZE });
   return {
     url,
     schema,

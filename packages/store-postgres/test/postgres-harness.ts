@@ -11,7 +11,7 @@ import { createStoreBackend, type PostgresBackend } from '@fate/store-postgres';
 import { type PostgresTestService, startPostgres } from '@fate/test-services';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { newSchema, storeUrl, withClient } from './postgres-fixture.js';
+import { newSchema, storeUrl, TEST_POOL_SIZE, withClient } from './postgres-fixture.js';
 
 const run = promisify(execFile);
 /** Child processes run here, so they resolve `@fate/*` like the tests. */
@@ -54,7 +54,7 @@ export function usePostgres(options: { own?: boolean } = {}): PostgresTest {
   });
   beforeEach(() => {
     t.schema = newSchema();
-    t.url = storeUrl(t.service.url, { schema: t.schema });
+    t.url = storeUrl(t.service.url, { schema: t.schema, poolSize: TEST_POOL_SIZE });
   });
   afterEach(async () => {
     const open = closers;
