@@ -16,7 +16,13 @@ export {
   type ScanArgs,
   type WriteArgs,
 } from './sql-queries.js';
-export { forRange, type RangeArgs, type RangeShapes, rangeShapes } from './sql-ranges.js';
+export {
+  forRange,
+  mapShapes,
+  type RangeArgs,
+  type RangeShapes,
+  rangeShapes,
+} from './sql-ranges.js';
 export {
   fence,
   holderVerdict,

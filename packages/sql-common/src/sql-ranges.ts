@@ -28,6 +28,13 @@ export function rangeShapes<S>(make: (start: boolean, end: boolean) => S): Range
   };
 }
 
+/** The four shapes, each made into something else (e.g. prepared as a statement). */
+export function mapShapes<S, T>(shapes: RangeShapes<S>, make: (shape: S) => T): RangeShapes<T> {
+  return rangeShapes((start, end) =>
+    make(start ? (end ? shapes.between : shapes.from) : end ? shapes.to : shapes.all),
+  );
+}
+
 /** The query for `range`'s shape, and its bounds as arguments. */
 export function forRange<S>(shapes: RangeShapes<S>, range: IdRange | undefined): [S, RangeArgs] {
   const start = range?.start;

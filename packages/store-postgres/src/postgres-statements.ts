@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { fateQueries, NamedQuery, type RangeShapes } from '@fate/sql-common';
+import { fateQueries, mapShapes, NamedQuery, type RangeShapes } from '@fate/sql-common';
 import { type Compilable, sql } from 'kysely';
 import type { Pool, QueryResultRow } from 'pg';
 import { postgresDialect } from './postgres-dialect.js';
@@ -66,12 +66,7 @@ export function postgresStatements(schema: string) {
     new PgStatement<A, R>(build);
   const shapes = <A extends object, R extends QueryResultRow>(
     q: RangeShapes<(p: A) => Compilable<R>>,
-  ): RangeShapes<PgStatement<A, R>> => ({
-    all: s(q.all),
-    from: s(q.from),
-    to: s(q.to),
-    between: s(q.between),
-  });
+  ) => mapShapes(q, (build) => s(build));
   return {
     now: s(queries.now),
     insert: s(queries.insert),

@@ -1,4 +1,4 @@
-import { fateQueries, type RangeShapes, type RecordColumns } from '@fate/sql-common';
+import { fateQueries, mapShapes, type RangeShapes, type RecordColumns } from '@fate/sql-common';
 import type { Database } from 'better-sqlite3';
 import type { Compilable } from 'kysely';
 import { sqliteDialect } from './sqlite-dialect.js';
@@ -10,14 +10,8 @@ const queries = fateQueries(sqliteDialect);
 export function prepareStatements(database: Database) {
   const q = <A extends object, R>(build: (p: A) => Compilable<R>) =>
     new PreparedQuery<A, R>(database, build);
-  const shapes = <A extends object, R>(
-    s: RangeShapes<(p: A) => Compilable<R>>,
-  ): RangeShapes<PreparedQuery<A, R>> => ({
-    all: q(s.all),
-    from: q(s.from),
-    to: q(s.to),
-    between: q(s.between),
-  });
+  const shapes = <A extends object, R>(s: RangeShapes<(p: A) => Compilable<R>>) =>
+    mapShapes(s, (build) => q(build));
   return {
     now: q(queries.now),
     insert: q(queries.insert),
