@@ -4,21 +4,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropMemoryNamespace } from '@fate/core';
 import {
+  startPostgres,
   startRedis,
   startRedisCluster,
   startZooKeeper,
   type TestService,
 } from '@fate/test-services';
-import { dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
+import { dropPostgresSchema, dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
 import { clusterCommandCounts } from './bench-cluster.js';
 
-export type BackendName = 'sqlite' | 'redis' | 'zk' | 'memory' | 'redis-cluster';
+export type BackendName = 'sqlite' | 'redis' | 'zk' | 'postgres' | 'memory' | 'redis-cluster';
 
 /**
  * What `--backend all` runs. `memory` is there for developing the script itself;
  * `redis-cluster` (three masters on this machine) is asked for by name.
  */
-export const ALL_BACKENDS: readonly BackendName[] = ['sqlite', 'redis', 'zk'];
+export const ALL_BACKENDS: readonly BackendName[] = ['sqlite', 'redis', 'zk', 'postgres'];
 export const KNOWN_BACKENDS: readonly BackendName[] = [...ALL_BACKENDS, 'memory', 'redis-cluster'];
 
 /** One isolated store for one measurement: its URL, and how to remove it. */
@@ -51,7 +52,7 @@ export interface BenchBackend {
 
 const unique = () => randomBytes(5).toString('hex');
 
-/** Starts what `name` needs: nothing for SQLite and memory, a server for Redis and ZooKeeper. */
+/** Starts what `name` needs: nothing for SQLite and memory, a server for the others. */
 export async function startBackend(name: BackendName): Promise<BenchBackend> {
   switch (name) {
     case 'sqlite':
@@ -95,6 +96,20 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
       });
       const commandCounts = () => clusterCommandCounts(cluster.nodes);
       return { ...backend, sharding: { shards: [1, 3], commandCounts } };
+    }
+    case 'postgres': {
+      const service = await startPostgres();
+      const where = process.env.FATE_PG_URL
+        ? `FATE_PG_URL (${service.url})`
+        : 'a database on the local PostgreSQL server (or a private cluster)';
+      return tracked(name, `${where}, a schema per namespace`, true, service, async () => {
+        const schema = `fate_bench_${unique()}`;
+        const url = new URL(service.url);
+        url.searchParams.set('schema', schema);
+        // As many connections as the throughput benchmark has workers per engine.
+        url.searchParams.set('poolSize', '16');
+        return { url: url.href, destroy: () => dropPostgresSchema(service.url, schema) };
+      });
     }
     case 'zk': {
       const service = await startZooKeeper();

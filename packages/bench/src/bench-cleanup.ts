@@ -1,7 +1,21 @@
 import { createRequire } from 'node:module';
 
 // Removing a benchmark namespace from a shared service. Needed when the service is one the
-// user pointed us at (FATE_REDIS_URL / FATE_ZK_CONNECT); a private server is deleted whole.
+// user pointed us at (FATE_REDIS_URL / FATE_ZK_CONNECT / FATE_PG_URL); a private server is
+// deleted whole.
+
+/** Drops the PostgreSQL schema `schema` (unique per namespace) and everything in it. */
+export async function dropPostgresSchema(serverUrl: string, schema: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: serverUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 /** Deletes every Redis key whose name contains `prefix` (the prefix is unique per run). */
 export async function dropRedisPrefix(serverUrl: string, prefix: string): Promise<void> {

@@ -31,9 +31,9 @@ export interface BenchConfig {
 }
 
 export const USAGE = `usage: node packages/bench/dist/main.js [options]
-  --backend sqlite|redis|zk|memory|redis-cluster|all
-                      which store (default all = sqlite, redis, zk); redis-cluster starts
-                      3 masters and runs throughput on 1 and 3 shards with as many
+  --backend sqlite|redis|zk|postgres|memory|redis-cluster|all
+                      which store (default all = sqlite, redis, zk, postgres); redis-cluster
+                      starts 3 masters and runs throughput on 1 and 3 shards with as many
                       instances, with the commands each master ran
   --txs N             transactions in the scan benchmark's store (default 100000; quick 5000)
   --partitions P      only this partition count (default 1,2,4,8,16)

@@ -5,5 +5,5 @@ export {
   type ResolvedSqliteConfig,
   type SqliteConfig,
 } from './sqlite-config.js';
-export { SCHEMA_VERSION } from './sqlite-schema.js';
+export { SCHEMA_VERSION } from './sqlite-migrations.js';
 export { createSqliteStore, createStoreBackend } from './sqlite-store.js';

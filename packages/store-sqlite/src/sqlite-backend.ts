@@ -1,47 +1,57 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import {
   type BackendScan,
+  FateError,
+  FateErrorCode,
   type FateId,
   type IdRange,
+  type InstanceRecord,
   type NewRecord,
   type RecordWrite,
   type Reservation,
+  type ReservationFilter,
   type Status,
   type StoreBackend,
   type StoreCapabilities,
   type StoredRecord,
-  sameReservation,
 } from '@fate/core';
+import {
+  fence,
+  forRange,
+  holderVerdict,
+  livenessRecords,
+  scanPage,
+  toRecord,
+  toReservations,
+  writeArgs,
+} from '@fate/sql-common';
 import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { isBusy, retryBusy, SYNC_BUSY_MS } from './sqlite-busy.js';
 import type { ResolvedSqliteConfig } from './sqlite-config.js';
 import { toStoreError } from './sqlite-errors.js';
-import {
-  deleteInstance,
-  listRecords,
-  listReservations,
-  liveInstanceIds,
-  toRecord,
-} from './sqlite-queries.js';
-import { type FateSchema, migrate } from './sqlite-schema.js';
-import { prepareStatements, type Statements } from './sqlite-statements.js';
+import { prepareFile } from './sqlite-file.js';
+import { migrate } from './sqlite-migrations.js';
+import { listRows, prepareStatements, type Statements } from './sqlite-statements.js';
+import { takeTurn } from './sqlite-turns.js';
 
-/** The open connection: raw handle, kysely on top of it, and the prepared hot statements. */
+/** The open connection: the raw handle and what is prepared on it once. */
 interface Connection {
   readonly database: Database.Database;
-  readonly db: Kysely<FateSchema>;
   readonly statements: Statements;
+  /** `insert` of many records in one `BEGIN IMMEDIATE` transaction. */
+  readonly insertAll: (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) => boolean[];
 }
 
 /**
- * A fate store in one SQLite file (better-sqlite3 through kysely), shared by any number of
- * processes. WAL mode lets readers run beside the one writer; each atomic operation is a
- * single SQL statement (or one `BEGIN IMMEDIATE` transaction), and a writer that finds
- * the file locked waits up to `busyTimeoutMs`, then fails with `FATE_STORE_UNAVAILABLE`.
+ * A fate store in one SQLite file (better-sqlite3, queries built with kysely), shared by
+ * any number of processes on one host. WAL mode lets readers run beside the one writer;
+ * each operation is a single SQL statement (or one `BEGIN IMMEDIATE` transaction), and the
+ * store's clock is SQLite's, read inside the statements that judge or write deferrals and
+ * liveness.
  *
- * better-sqlite3 is synchronous: each call runs to completion before it returns its
- * promise, which is also why one connection needs no lock of its own.
+ * better-sqlite3 is synchronous: each statement runs to completion on the event loop,
+ * which is also why one connection needs no lock of its own. A statement that finds the
+ * file locked by another process waits at most `SYNC_BUSY_MS` there, then is tried again
+ * after a timer, up to `busyTimeoutMs` in all, then fails with `FATE_STORE_UNAVAILABLE`.
  */
 export class SqliteBackend implements StoreBackend {
   readonly capabilities: StoreCapabilities = Object.freeze({
@@ -64,39 +74,44 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async open(): Promise<void> {
+    const { path, create, busyTimeoutMs } = this.config;
     let database: Database.Database | undefined;
     try {
-      mkdirSync(dirname(this.config.path), { recursive: true });
-      database = new Database(this.config.path, { timeout: this.config.busyTimeoutMs });
-      // WAL: readers never block the writer nor each other. NORMAL is durable against
-      // process crashes in WAL mode (an OS crash may lose the last commits, never corrupt).
-      database.pragma('journal_mode = WAL');
-      database.pragma('synchronous = NORMAL');
-      const db = new Kysely<FateSchema>({ dialect: new SqliteDialect({ database }) });
-      migrate(database, db);
-      this.#connection = { database, db, statements: prepareStatements(database, db) };
+      prepareFile(path, create);
+      const opened = new Database(path, {
+        timeout: Math.min(SYNC_BUSY_MS, busyTimeoutMs),
+        fileMustExist: !create,
+      });
+      database = opened;
+      this.#connection = await retryBusy(() => connect(opened), busyTimeoutMs);
     } catch (err) {
       database?.close();
-      throw toStoreError(err, `opening ${this.config.path}`);
+      throw toStoreError(err, 'opening', { path, opening: true });
     }
   }
 
   async close(): Promise<void> {
     const connection = this.#connection;
     this.#connection = undefined;
-    if (!connection) return;
-    // kysely closes the database only if it ever ran a query; close it in any case.
-    await connection.db.destroy();
-    if (connection.database.open) connection.database.close();
+    connection?.database.close();
+  }
+
+  now(): number {
+    return (this.#open().statements.now.get({}) as { now: number }).now;
   }
 
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
-    return this.#call('insert', (s) => s.insert.run({ id, ...record }).changes === 1);
+    return this.#run('insert', ({ statements }) => insertOne(statements, id, record));
+  }
+
+  async insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
+    if (records.length === 0) return [];
+    return this.#run('insertMany', ({ insertAll }) => insertAll(records));
   }
 
   async read(id: FateId): Promise<StoredRecord | undefined> {
-    return this.#call('read', (s) => {
-      const row = s.read.get({ id });
+    return this.#run('read', ({ statements }) => {
+      const row = statements.read.get({ id });
       return row && toRecord(row);
     });
   }
@@ -104,96 +119,80 @@ export class SqliteBackend implements StoreBackend {
   async tryReserve(
     id: FateId,
     reservation: Reservation,
+    start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    const fence = { id, lockId: reservation.lockId, uuid: reservation.uuid };
-    return this.#call('tryReserve', (s) => {
+    const args = fence(id, reservation);
+    return this.#run('tryReserve', ({ statements: s }) => {
+      const reserve = start ? s.reserveToRun : s.reserve;
       for (;;) {
-        const row = s.reserve.get(fence);
+        const row = reserve.get(args);
         if (row) return toRecord(row);
-        const holder = s.holder.get({ id });
-        if (!holder) return 'absent';
-        if (
-          holder.res_lock !== null &&
-          !sameReservation({ lockId: holder.res_lock, uuid: holder.res_uuid ?? '' }, reservation)
-        ) {
-          return 'held';
-        }
-        // Released (or inserted) between the two statements: as of now it is free, so
-        // try again rather than report a stale "held".
+        const verdict = holderVerdict(s.holder.get({ id }), reservation);
+        if (verdict !== 'free') return verdict;
       }
     });
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
-    const fence = { id, lockId: reservation.lockId, uuid: reservation.uuid };
-    return this.#call('write', (s) => {
-      if (change.delete) return s.remove.run(fence).changes === 1;
-      const release = change.release;
-      return (
-        s.write.run({
-          ...fence,
-          status: change.status ?? null,
-          stack: change.stack ?? null,
-          info: change.info ?? null,
-          // The fence already proved the stored reservation is this one: keep it, or drop it.
-          newLock: release ? null : reservation.lockId,
-          newUuid: release ? null : reservation.uuid,
-          deferUntil: release ? release.deferUntil : null,
-        }).changes === 1
-      );
+    return this.#run('write', ({ statements: s }) => {
+      if (change.delete) return s.remove.run(fence(id, reservation)).changes === 1;
+      return s.write.run(writeArgs(id, reservation, change)).changes === 1;
     });
   }
 
   async clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
-    const fence = { id, lockId: reservation.lockId, uuid: reservation.uuid };
-    return this.#call('clearReservation', (s) => s.clearReservation.run(fence).changes === 1);
-  }
-
-  async list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
-    return this.#async('list', (db) => listRecords(db, statuses));
-  }
-
-  async scanRunnable(range: IdRange | undefined, now: number): Promise<BackendScan> {
-    return this.#call('scanRunnable', (s) => {
-      const start = range?.start;
-      const end = range?.end;
-      const statement =
-        start === undefined
-          ? end === undefined
-            ? s.scanAll
-            : s.scanTo
-          : end === undefined
-            ? s.scanFrom
-            : s.scanBetween;
-      // The partial index holds only runnable, unreserved rows, in id order; the statement
-      // seeks to `start` and stops at `end`, so every row it returns is one it read.
-      const rows = statement.all({ start: start ?? '', end: end ?? '' });
-      const ids: string[] = [];
-      let nextDeferralAt: number | undefined;
-      for (const row of rows) {
-        if (row.defer_until <= now) ids.push(row.id);
-        else nextDeferralAt = Math.min(nextDeferralAt ?? row.defer_until, row.defer_until);
-      }
-      return { ids, itemsRead: rows.length, ...(nextDeferralAt ? { nextDeferralAt } : {}) };
+    return this.#run('clearReservation', ({ statements }) => {
+      return statements.clearReservation.run(fence(id, reservation)).changes === 1;
     });
   }
 
-  async reservations(): Promise<Array<{ id: string; reservation: Reservation }>> {
-    return this.#async('reservations', listReservations);
-  }
-
-  async heartbeat(instanceId: string, timeoutMs: number): Promise<void> {
-    this.#call('heartbeat', (s) =>
-      s.heartbeat.run({ id: instanceId, expiresAt: Date.now() + timeoutMs }),
+  async list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
+    if (statuses?.size === 0) return [];
+    return this.#run('list', ({ database }) =>
+      listRows(database, statuses && [...statuses]).map((row) => ({
+        id: row.id,
+        record: toRecord(row),
+      })),
     );
   }
 
-  async removeInstance(instanceId: string): Promise<void> {
-    return this.#async('removeInstance', (db) => deleteInstance(db, instanceId));
+  async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
+    return this.#run('scanRunnable', ({ statements }) => {
+      const [statement, bounds] = forRange(statements.scan, range);
+      // The partial index holds only runnable, unreserved rows, in id order; the statement
+      // seeks to `start` and stops at `end` or the limit, so every row it returns is one it
+      // read, and a full page ends at its last row whether or not that one is due.
+      return scanPage(statement.all({ ...bounds, limit }), limit);
+    });
   }
 
-  async liveInstances(now: number): Promise<string[]> {
-    return this.#async('liveInstances', (db) => liveInstanceIds(db, now));
+  async reservations(
+    filter: ReservationFilter = {},
+  ): Promise<Array<{ id: string; reservation: Reservation }>> {
+    const { range, lockId } = filter;
+    return this.#run('reservations', ({ statements }) => {
+      if (!range && lockId !== undefined) {
+        return toReservations(statements.reservedBy.all({ lockId }));
+      }
+      const [statement, bounds] = forRange(statements.reserved, range);
+      return toReservations(statement.all(bounds), lockId);
+    });
+  }
+
+  async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
+    await this.#run('heartbeat', ({ statements }) => {
+      statements.heartbeat.run({ lockId, state, ttlMs: Math.ceil(ttlMs) });
+    });
+  }
+
+  /** Also deletes the records past their time (crashed engines' rows must not pile up). */
+  async instances(): Promise<InstanceRecord[]> {
+    return this.#run('instances', ({ statements }) => {
+      const { records, lapsed } = livenessRecords(statements.liveness.all({}));
+      // Only when something is due: the delete takes the write lock, the read does not.
+      if (lapsed) pruneLiveness(statements);
+      return records;
+    });
   }
 
   async subscribeWakeups(_listener: () => void): Promise<() => Promise<void>> {
@@ -201,27 +200,54 @@ export class SqliteBackend implements StoreBackend {
   }
 
   #open(): Connection {
-    if (!this.#connection) throw new TypeError('the SQLite backend is not open');
+    if (!this.#connection) {
+      throw new FateError(FateErrorCode.CLOSED, `SQLite store ${this.config.path} is not open`);
+    }
     return this.#connection;
   }
 
-  /** Runs a hot statement synchronously, mapping file errors. */
-  #call<T>(what: string, fn: (statements: Statements) => T): T {
-    const { statements } = this.#open();
+  /**
+   * Runs synchronous statements on the open connection, after letting the event loop turn
+   * if calls have kept it busy; retries a busy file; maps errors.
+   */
+  async #run<T>(what: string, fn: (connection: Connection) => T): Promise<T> {
     try {
-      return fn(statements);
+      await takeTurn();
+      return await retryBusy(() => fn(this.#open()), this.config.busyTimeoutMs);
     } catch (err) {
-      throw toStoreError(err, what);
+      throw toStoreError(err, what, { path: this.config.path, opening: false });
     }
   }
+}
 
-  /** Runs a kysely query, mapping file errors. */
-  async #async<T>(what: string, fn: (db: Kysely<FateSchema>) => Promise<T>): Promise<T> {
-    const { db } = this.#open();
-    try {
-      return await fn(db);
-    } catch (err) {
-      throw toStoreError(err, what);
-    }
+/** Sets the connection up (WAL, schema) and prepares what it runs. Safe to repeat. */
+function connect(database: Database.Database): Connection {
+  // WAL: readers never block the writer nor each other. NORMAL is durable against
+  // process crashes in WAL mode (an OS crash may lose the last commits, never corrupt).
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  migrate(database);
+  const statements = prepareStatements(database);
+  const insertAll = database.transaction(
+    (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) =>
+      records.map(({ id, record }) => insertOne(statements, id, record)),
+  );
+  return { database, statements, insertAll: (records) => insertAll.immediate(records) };
+}
+
+function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {
+  const { status, stack, info, op } = record;
+  return statements.insert.run({ id, status, stack, info, op }).changes === 1;
+}
+
+/**
+ * Store hygiene, best effort: another process holding the write lock will prune on its
+ * own next look, so a busy file skips this rather than fail or delay the read.
+ */
+function pruneLiveness(statements: Statements): void {
+  try {
+    statements.forget.run({});
+  } catch (err) {
+    if (!isBusy(err)) throw err;
   }
 }

@@ -6,16 +6,23 @@ export interface SqliteConfig {
   /** The database file; relative paths resolve against the working directory. */
   readonly path: string;
   /**
-   * How long one statement waits for another process's write lock before the call fails
-   * with `FATE_STORE_UNAVAILABLE`, ms. Default 5,000.
+   * How long a statement may wait, in all, for another process's write lock before the
+   * call fails with `FATE_STORE_UNAVAILABLE`, ms. Default 5,000. The wait never blocks the
+   * event loop for more than a few ms at a time.
    */
   readonly busyTimeoutMs?: number;
+  /**
+   * Create the file (and its missing parent directories) when absent. Default true; false
+   * opens an existing store only (admin tools), and an absent one is `FATE_STORE_CONFIG`.
+   */
+  readonly create?: boolean;
 }
 
 /** A validated config: absolute path, every default filled in, frozen. */
 export interface ResolvedSqliteConfig {
   readonly path: string;
   readonly busyTimeoutMs: number;
+  readonly create: boolean;
 }
 
 /** Default wait for a busy write lock: long enough for any other writer's single statement. */
@@ -26,7 +33,7 @@ export function resolveSqliteConfig(config: SqliteConfig): ResolvedSqliteConfig 
   if (typeof config !== 'object' || config === null) {
     throw invalidArgument('createSqliteStore needs a config object { path }');
   }
-  const { path, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS } = config;
+  const { path, busyTimeoutMs = DEFAULT_BUSY_TIMEOUT_MS, create = true } = config;
   if (typeof path !== 'string' || path === '' || path.includes('\0')) {
     throw invalidArgument('SQLite config needs a non-empty file path');
   }
@@ -37,26 +44,45 @@ export function resolveSqliteConfig(config: SqliteConfig): ResolvedSqliteConfig 
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw invalidArgument('busyTimeoutMs must be an integer >= 0');
   }
-  return Object.freeze({ path: resolve(path), busyTimeoutMs });
+  if (typeof create !== 'boolean') throw invalidArgument('create must be a boolean');
+  return Object.freeze({ path: resolve(path), busyTimeoutMs, create });
 }
 
+/** `?mode=` values of a URL and the `create` flag each stands for. */
+const MODES = new Map([
+  ['create', true],
+  ['open', false],
+]);
+
 /**
- * Parses `sqlite:<path>`: `sqlite:./fate.db`, `sqlite:relative/x.db`, `sqlite:/abs/x.db`
- * or `sqlite:///abs/x.db`. The path is taken literally (no percent-decoding), so any file
- * name works. Anything else is a `FateError` with code `FATE_BAD_URL`.
+ * Parses `sqlite:<path>[?mode=open|create]`: `sqlite:./fate.db`, `sqlite:relative/x.db`,
+ * `sqlite:/abs/x.db` or `sqlite:///abs/x.db`. The path is taken literally (no
+ * percent-decoding); a `?` starts the parameters, whose only key is `mode` (`create`, the
+ * default, or `open`: the store must exist). A file name containing `?` needs the config
+ * object. Anything else is a `FateError` with code `FATE_BAD_URL`.
  */
 export function parseSqliteUrl(url: string): SqliteConfig {
-  const match = typeof url === 'string' ? /^sqlite:(.*)$/is.exec(url) : null;
+  const match = typeof url === 'string' ? /^sqlite:([^?]*)(?:\?(.*))?$/is.exec(url) : null;
   let path = match?.[1];
   if (path?.startsWith('//')) {
     // Only the empty authority of sqlite:///abs/path is meaningful for a local file.
     path = path.startsWith('///') ? path.slice(2) : undefined;
   }
   if (path === undefined || path === '' || path === ':memory:' || path.includes('\0')) {
-    throw new FateError(
-      FateErrorCode.BAD_URL,
-      `not an SQLite store URL: ${JSON.stringify(url)} (try sqlite:./fate.db or sqlite:/abs/path.db)`,
-    );
+    throw badUrl(url, 'try sqlite:./fate.db or sqlite:/abs/path.db');
   }
-  return { path };
+  if (match?.[2] === undefined) return { path };
+  const params = new URLSearchParams(match[2]);
+  const create = MODES.get(params.get('mode') ?? '');
+  if (create === undefined || [...params.keys()].length !== 1) {
+    throw badUrl(url, 'the only parameter is mode=create (the default) or mode=open');
+  }
+  return { path, create };
+}
+
+function badUrl(url: string, hint: string): FateError {
+  return new FateError(
+    FateErrorCode.BAD_URL,
+    `not an SQLite store URL: ${JSON.stringify(url)} (${hint})`,
+  );
 }

@@ -2,26 +2,59 @@ import { FateError, FateErrorCode } from '@fate/core';
 import Database from 'better-sqlite3';
 
 /**
- * Maps a failure of the database file (SQLITE_BUSY past the busy timeout, SQLITE_CANTOPEN,
- * SQLITE_IOERR, SQLITE_FULL, SQLITE_READONLY, a file that is not a database, an unusable
- * directory) to `FATE_STORE_UNAVAILABLE` with the original error as `cause`. Anything else
- * (a `FateError`, a programmer mistake) passes through unchanged.
+ * File-system errors that say the configured path cannot work (no permission, a file
+ * where a directory should be, a name too long, a read-only file system): retrying does
+ * not help, the configuration must change.
  */
-export function toStoreError(err: unknown, what: string): unknown {
-  if (err instanceof FateError) return err;
-  if (err instanceof Database.SqliteError || isSystemError(err)) {
-    const code = (err as { code: string }).code;
-    return new FateError(
-      FateErrorCode.STORE_UNAVAILABLE,
-      `SQLite store: ${what} failed (${code}): ${(err as Error).message}`,
-      { cause: err },
-    );
-  }
-  return err;
+const CONFIG_ERRNOS = new Set([
+  'EACCES',
+  'EPERM',
+  'ENOTDIR',
+  'EEXIST',
+  'ENOENT',
+  'EISDIR',
+  'ELOOP',
+  'ENAMETOOLONG',
+  'EROFS',
+]);
+
+/**
+ * SQLite errors that, while opening, mean the file itself is unusable as configured: it
+ * cannot be opened or created, it is not a database, it is read-only. After a successful
+ * open the same codes (a file replaced or remounted underneath) count as transient.
+ */
+const CONFIG_SQLITE_CODES = /^SQLITE_(CANTOPEN|NOTADB|READONLY|PERM|AUTH)/;
+
+/** Where a failure happened: the file, and whether the store was being opened. */
+export interface ErrorContext {
+  readonly path: string;
+  readonly opening: boolean;
 }
 
-/** A Node file-system error (from creating the parent directory). */
-function isSystemError(err: unknown): boolean {
+/**
+ * Maps a failure of the database file to a `FateError` with the original as `cause`:
+ * `FATE_STORE_CONFIG` for what the configuration must fix (see above), with the path in
+ * the message; `FATE_STORE_UNAVAILABLE` for the rest (SQLITE_BUSY past the busy timeout,
+ * SQLITE_IOERR, SQLITE_FULL, SQLITE_CORRUPT, EIO, EMFILE, …). Anything else (a
+ * `FateError`, a programmer mistake) passes through unchanged.
+ */
+export function toStoreError(err: unknown, what: string, where: ErrorContext): unknown {
+  if (err instanceof FateError) return err;
+  let config: boolean;
+  if (err instanceof Database.SqliteError) {
+    config = where.opening && CONFIG_SQLITE_CODES.test(err.code);
+  } else if (isSystemError(err)) {
+    config = CONFIG_ERRNOS.has(err.code);
+  } else {
+    return err;
+  }
+  const code = config ? FateErrorCode.STORE_CONFIG : FateErrorCode.STORE_UNAVAILABLE;
+  const message = `SQLite store ${where.path}: ${what} failed (${err.code}): ${err.message}`;
+  return new FateError(code, message, { cause: err });
+}
+
+/** A Node file-system error (from preparing the file's directory). */
+function isSystemError(err: unknown): err is NodeJS.ErrnoException & { code: string } {
   return (
     err instanceof Error &&
     typeof (err as NodeJS.ErrnoException).code === 'string' &&

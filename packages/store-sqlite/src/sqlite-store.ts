@@ -3,8 +3,8 @@ import { SqliteBackend } from './sqlite-backend.js';
 import { parseSqliteUrl, resolveSqliteConfig, type SqliteConfig } from './sqlite-config.js';
 
 /**
- * Opens a fate store in an SQLite file (created, with its parent directory, if missing).
- * Every process that opens the same file shares the transactions.
+ * Opens a fate store in an SQLite file (created, with its parent directories, if missing,
+ * unless `create: false`). Every process that opens the same file shares the transactions.
  *
  * @example
  * const store = await createSqliteStore({ path: './fate.db' });
@@ -18,8 +18,8 @@ export async function createSqliteStore(
 }
 
 /**
- * The unopened backend for `sqlite:<path>`, for `openStore(url)`. A malformed URL is a
- * `FateError` with code `FATE_BAD_URL`.
+ * The unopened backend for `sqlite:<path>[?mode=open]`, for `openStore(url)`. A malformed
+ * URL is a `FateError` with code `FATE_BAD_URL`.
  *
  * @example
  * const store = await openStore('sqlite:/var/lib/app/fate.db');

@@ -1,3 +1,4 @@
+export { type PostgresTestService, startPostgres } from './postgres-service.js';
 export {
   type RedisCluster,
   type RedisClusterOptions,

@@ -11,8 +11,13 @@ export interface LocalServerOptions {
   /** True once the server answers. */
   readonly ready: () => Promise<boolean>;
   readonly startTimeoutMs: number;
-  /** After SIGTERM (a clean shutdown), how long before SIGKILL. */
+  /** After the stop signal (a clean shutdown), how long before SIGKILL. */
   readonly termGraceMs: number;
+  /** The signal of a clean shutdown; default SIGTERM (PostgreSQL's fast one is SIGINT). */
+  readonly stopSignal?: NodeJS.Signals;
+  /** Run as this user and group (a server that refuses to run as root). */
+  readonly uid?: number;
+  readonly gid?: number;
 }
 
 /** A server process the tests own: started, stopped (cleanly), restarted, never leaked. */
@@ -25,7 +30,7 @@ export interface LocalServer {
    * last output otherwise, or when it is running or was stopped.
    */
   launch(): Promise<void>;
-  /** SIGTERM, then SIGKILL after the grace period; resolves when it exited. */
+  /** The stop signal, then SIGKILL after the grace period; resolves when it exited. */
   halt(): Promise<void>;
   /** SIGKILL at once, as a crash (no clean shutdown); resolves when it exited. */
   kill(): Promise<void>;
@@ -66,7 +71,11 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
     async launch() {
       if (child && running(child)) throw new Error(`${o.name} is running already`);
       if (stopped) throw new Error(`${o.name} was stopped`);
-      const proc = spawn(o.command, [...o.args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const proc = spawn(o.command, [...o.args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        ...(o.uid !== undefined ? { uid: o.uid } : {}),
+        ...(o.gid !== undefined ? { gid: o.gid } : {}),
+      });
       child = proc;
       let output = '';
       const keep = (chunk: Buffer) => {
@@ -89,7 +98,7 @@ export async function startLocalServer(o: LocalServerOptions): Promise<LocalServ
         `${o.name} did not start (${exited ? 'it exited' : 'no answer'}):\n${output}`,
       );
     },
-    halt: () => end('SIGTERM'),
+    halt: () => end(o.stopSignal ?? 'SIGTERM'),
     kill: () => end('SIGKILL'),
     async stop() {
       if (stopped) return;

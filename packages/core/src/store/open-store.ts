@@ -23,6 +23,8 @@ const PACKAGES: Record<string, string> = {
   rediss: '@fate/store-redis',
   'redis+cluster': '@fate/store-redis',
   zk: '@fate/store-zk',
+  postgres: '@fate/store-postgres',
+  postgresql: '@fate/store-postgres',
 };
 
 /**

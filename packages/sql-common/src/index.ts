@@ -1,0 +1,47 @@
+export type { SqlDialect } from './sql-dialect.js';
+export {
+  createLivenessTable,
+  createMetaTable,
+  createReservedIndex,
+  createRunnableIndex,
+} from './sql-layout.js';
+export { NamedQuery } from './sql-named.js';
+export {
+  type FateQueries,
+  type Fence,
+  fateQueries,
+  type HeartbeatArgs,
+  type InsertArgs,
+  RECORD_COLUMNS,
+  type ScanArgs,
+  type WriteArgs,
+} from './sql-queries.js';
+export {
+  forRange,
+  mapShapes,
+  type RangeArgs,
+  type RangeShapes,
+  rangeShapes,
+} from './sql-ranges.js';
+export {
+  fence,
+  holderVerdict,
+  type LivenessRowRead,
+  livenessRecords,
+  type RecordColumns,
+  type ReservedRow,
+  type ScanRow,
+  scanPage,
+  toRecord,
+  toReservations,
+  writeArgs,
+} from './sql-records.js';
+export {
+  type FateMetaRow,
+  type FateSchema,
+  type LivenessRow,
+  RESERVED_INDEX,
+  RUNNABLE_INDEX,
+  runnableUnreserved,
+  type TransactionRow,
+} from './sql-schema.js';

@@ -1,0 +1,123 @@
+import { FateError, FateErrorCode, invalidArgument } from '@fate/core';
+
+/** Where and how to open a PostgreSQL store. */
+export interface PostgresConfig {
+  /**
+   * The server and database, as node-postgres takes it:
+   * `postgres://user:password@host:5432/database` (`postgresql://` too; parameters such as
+   * `sslmode` or `application_name` pass through to node-postgres).
+   */
+  readonly connectionString: string;
+  /** The schema holding fate's tables, created if missing. Default `fate`. */
+  readonly schema?: string;
+  /** Connections in this client's pool. Default 10. */
+  readonly poolSize?: number;
+  /**
+   * How long a query may go unanswered before it fails with `FATE_STORE_UNAVAILABLE` and
+   * its connection is dropped (a frozen server, a dead link), ms. Default 10,000.
+   */
+  readonly queryTimeoutMs?: number;
+}
+
+/** A validated config: every default filled in, frozen. */
+export interface ResolvedPostgresConfig {
+  readonly connectionString: string;
+  readonly schema: string;
+  readonly poolSize: number;
+  readonly queryTimeoutMs: number;
+}
+
+export const DEFAULT_SCHEMA = 'fate';
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_QUERY_TIMEOUT_MS = 10_000;
+
+/**
+ * Schema names fate accepts: lowercase identifiers that need no quoting anywhere, short
+ * enough that the wake-up channel `fate_wakeup_<schema>` fits PostgreSQL's 63 bytes.
+ */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
+
+/** Validates `config` (a programmer mistake is a `TypeError`) and freezes it. */
+export function resolvePostgresConfig(config: PostgresConfig): ResolvedPostgresConfig {
+  if (typeof config !== 'object' || config === null) {
+    throw invalidArgument('createPostgresStore needs a config object { connectionString }');
+  }
+  const {
+    connectionString,
+    schema = DEFAULT_SCHEMA,
+    poolSize = DEFAULT_POOL_SIZE,
+    queryTimeoutMs = DEFAULT_QUERY_TIMEOUT_MS,
+  } = config;
+  if (typeof connectionString !== 'string' || !/^postgres(ql)?:\/\//i.test(connectionString)) {
+    throw invalidArgument('connectionString must be a postgres:// or postgresql:// URL');
+  }
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw invalidArgument(`schema must match ${SCHEMA_NAME} (lowercase, at most 48 characters)`);
+  }
+  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1_000) {
+    throw invalidArgument('poolSize must be an integer in 1..1000');
+  }
+  if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1) {
+    throw invalidArgument('queryTimeoutMs must be a positive integer');
+  }
+  return Object.freeze({ connectionString, schema, poolSize, queryTimeoutMs });
+}
+
+/** The URL parameters fate reads itself; every other one is node-postgres's. */
+const OWN_PARAMS = ['schema', 'poolSize', 'queryTimeoutMs'] as const;
+
+/**
+ * Parses `postgres://[user[:password]@]host[:port]/database[?schema=fate&poolSize=10]`
+ * (or `postgresql://`). `schema`, `poolSize` and `queryTimeoutMs` are fate's; the other
+ * parameters stay in the connection string for node-postgres. Anything malformed is a
+ * `FateError` with code `FATE_BAD_URL`.
+ */
+export function parsePostgresUrl(url: string): PostgresConfig {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw badUrl(url, 'try postgres://user@host:5432/database?schema=fate');
+  }
+  if (!/^postgres(ql)?:$/i.test(parsed.protocol) || parsed.hostname === '') {
+    throw badUrl(url, 'try postgres://user@host:5432/database?schema=fate');
+  }
+  const own: Record<string, string> = {};
+  for (const name of OWN_PARAMS) {
+    const values = parsed.searchParams.getAll(name);
+    if (values.length > 1) throw badUrl(url, `${name} is given twice`);
+    if (values[0] !== undefined) own[name] = values[0];
+    parsed.searchParams.delete(name);
+  }
+  const number = (name: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    if (!/^[1-9][0-9]{0,8}$/.test(value)) throw badUrl(url, `${name} must be a positive integer`);
+    return Number(value);
+  };
+  const config: PostgresConfig = {
+    connectionString: parsed.href,
+    ...(own.schema !== undefined ? { schema: own.schema } : {}),
+    ...withNumber('poolSize', number('poolSize', own.poolSize)),
+    ...withNumber('queryTimeoutMs', number('queryTimeoutMs', own.queryTimeoutMs)),
+  };
+  if (config.schema !== undefined && !SCHEMA_NAME.test(config.schema)) {
+    throw badUrl(url, `schema must match ${SCHEMA_NAME}`);
+  }
+  return config;
+}
+
+function withNumber(name: string, value: number | undefined): Record<string, number> {
+  return value === undefined ? {} : { [name]: value };
+}
+
+function badUrl(url: string, hint: string): FateError {
+  return new FateError(
+    FateErrorCode.BAD_URL,
+    `not a PostgreSQL store URL: ${JSON.stringify(redact(url))} (${hint})`,
+  );
+}
+
+/** The URL without its password, for messages. */
+export function redact(url: string): string {
+  return url.replace(/^(\w+:\/\/[^:/@]*):[^@/]*@/, '$1:***@');
+}

@@ -1,0 +1,32 @@
+import { FateError, FateErrorCode } from '@fate/core';
+
+/**
+ * SQLSTATEs that say the configuration cannot work, whenever they come: bad credentials
+ * (class 28), no such database (3D000) or schema (3F000), no permission (42501).
+ */
+const CONFIG_SQLSTATES = /^(28|3D000|3F000|42501)/;
+
+/** Node errors that say the configured host cannot be found at all. */
+const CONFIG_ERRNOS = new Set(['ENOTFOUND']);
+
+/**
+ * Maps a failure to a `FateError` with the original as `cause`: `FATE_STORE_CONFIG` for
+ * what the configuration must fix (see above); `FATE_STORE_UNAVAILABLE` for the rest — a
+ * refused or lost connection, a server shutting down (57P01-57P03), too many connections
+ * (53300), a query timeout, any other server error — which the guard may retry. A
+ * `FateError` or a programmer mistake passes through unchanged.
+ */
+export function toStoreError(err: unknown, what: string, where: string): unknown {
+  if (err instanceof FateError || err instanceof TypeError || err instanceof RangeError) {
+    return err;
+  }
+  if (!(err instanceof Error)) return err;
+  const code = (err as { code?: unknown }).code;
+  const config =
+    typeof code === 'string' && (CONFIG_SQLSTATES.test(code) || CONFIG_ERRNOS.has(code));
+  return new FateError(
+    config ? FateErrorCode.STORE_CONFIG : FateErrorCode.STORE_UNAVAILABLE,
+    `PostgreSQL store ${where}: ${what} failed${typeof code === 'string' ? ` (${code})` : ''}: ${err.message}`,
+    { cause: err },
+  );
+}

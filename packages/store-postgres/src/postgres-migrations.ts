@@ -1,0 +1,108 @@
+import { FateError, FateErrorCode } from '@fate/core';
+import {
+  createLivenessTable,
+  createMetaTable,
+  createReservedIndex,
+  createRunnableIndex,
+} from '@fate/sql-common';
+import { type CompiledQuery, sql } from 'kysely';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { postgresDialect } from './postgres-dialect.js';
+
+/** One schema step, applied once per schema, in order, all in one transaction. */
+interface Migration {
+  readonly version: number;
+  readonly description: string;
+  statements(schema: string): CompiledQuery[];
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'transactions with partial runnable and reserved indexes, liveness',
+    statements: (schema) => {
+      const { db } = postgresDialect(schema);
+      return [
+        db.schema
+          .createTable('transactions')
+          // Byte order (collation "C"), whatever the database's: range bounds are compared
+          // as the engine compares ids, and index order is the scan order.
+          .addColumn('id', 'text', (c) => c.primaryKey().modifyFront(sql`collate "C"`))
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('stack', 'text', (c) => c.notNull())
+          .addColumn('info', 'text', (c) => c.notNull())
+          .addColumn('res_lock', 'text')
+          .addColumn('res_uuid', 'text')
+          .addColumn('defer_until', 'bigint', (c) => c.notNull().defaultTo(0))
+          .addColumn('op', 'text', (c) => c.notNull().defaultTo(''))
+          .compile(),
+        createRunnableIndex(db).compile(),
+        createReservedIndex(db).compile(),
+        createLivenessTable(db, 'bigint').compile(),
+      ];
+    },
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings `schema` up to `SCHEMA_VERSION` in one transaction, under a transaction-level
+ * advisory lock on the schema's name: processes starting together queue on the lock and
+ * each later one finds the work done (DDL is transactional: a failed step leaves nothing;
+ * `CREATE SCHEMA IF NOT EXISTS` alone would race). A schema newer than this code is
+ * `FATE_STORE_CONFIG`: upgrade the package.
+ */
+export async function migrate(pool: Pool, schema: string): Promise<void> {
+  const client = await pool.connect();
+  let failed: unknown;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`fate:migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    const { db } = postgresDialect(schema);
+    await run(client, createMetaTable(db).compile());
+    const current = await version(client, schema);
+    for (const migration of MIGRATIONS) {
+      if (migration.version <= current) continue;
+      for (const statement of migration.statements(schema)) await run(client, statement);
+    }
+    if (current < SCHEMA_VERSION) {
+      await run(
+        client,
+        db
+          .insertInto('fate_meta')
+          .values({ key: 'schema_version', value: String(SCHEMA_VERSION) })
+          .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(SCHEMA_VERSION) }))
+          .compile(),
+      );
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    failed = err;
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    // A connection whose transaction failed half-way is not handed out again.
+    client.release(failed instanceof Error ? failed : undefined);
+  }
+}
+
+async function version(client: PoolClient, schema: string): Promise<number> {
+  const { db } = postgresDialect(schema);
+  const query = db.selectFrom('fate_meta').select('value').where('key', '=', 'schema_version');
+  const { rows } = await run<{ value: string }>(client, query.compile());
+  const current = rows[0] ? Number(rows[0].value) : 0;
+  if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
+    throw new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `PostgreSQL store: schema ${schema} has version ${rows[0]?.value}; this @fate/store-postgres knows up to ${SCHEMA_VERSION}`,
+    );
+  }
+  return current;
+}
+
+function run<R extends QueryResultRow = QueryResultRow>(client: PoolClient, query: CompiledQuery) {
+  return client.query<R>(query.sql, [...query.parameters]);
+}

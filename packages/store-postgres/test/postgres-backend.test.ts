@@ -1,0 +1,137 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { newFateId, Status } from '@fate/core';
+import { SCHEMA_VERSION } from '@fate/store-postgres';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runScript, runTogether, step, usePostgres } from './postgres-harness.js';
+
+const t = usePostgres();
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('postgres backend: schema and migrations', () => {
+  it('migrates once when 4 processes open a fresh schema at the same moment', async () => {
+    await runTogether(
+      4,
+      `import { openStore } from '@fate/core'; await import('@fate/store-postgres');`,
+      `const store = await openStore(process.env.FATE_URL);
+       await store.seed({ step: { type: 's', state: {} }, opName: 'child' });
+       await store.close();`,
+      { FATE_URL: t.url },
+    );
+    const store = await t.store();
+    expect(await store.list({ opName: 'child' })).toHaveLength(4);
+    const meta = await t.sql((c) => c.query(`SELECT key, value FROM ${t.schema}.fate_meta`));
+    expect(meta.rows).toEqual([{ key: 'schema_version', value: String(SCHEMA_VERSION) }]);
+    const tables = await t.sql((c) =>
+      c.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`, [
+        t.schema,
+      ]),
+    );
+    expect(tables.rows.map((r) => r.tablename)).toEqual(['fate_meta', 'liveness', 'transactions']);
+  });
+
+  it('refuses a schema newer than this package with FATE_STORE_CONFIG', async () => {
+    await (await t.store()).close();
+    await t.sql((c) =>
+      c.query(`UPDATE ${t.schema}.fate_meta SET value = '99' WHERE key = 'schema_version'`),
+    );
+    await expect(t.store()).rejects.toMatchObject({ code: 'FATE_STORE_CONFIG' });
+  });
+});
+
+describe('postgres backend: one clock, the server’s', () => {
+  it('writes and judges deferrals and liveness by the server clock, whatever this process’s Date says', async () => {
+    // The server's clock, asked directly (the server may be another host).
+    const serverNow = async () =>
+      t.sql(async (c) => {
+        const r = await c.query(
+          'SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS n',
+        );
+        return Number(r.rows[0]?.n);
+      });
+    const store = await t.store();
+    const backend = await t.backend();
+    const { id } = await store.seed({ step, opName: 'op' });
+    const h = await store.reserve(id);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 3_600_000);
+    expect(Math.abs(store.now() - (await serverNow()))).toBeLessThan(1_000);
+    const released = await serverNow();
+    await h.unreserve(300);
+    const { deferUntil } = await store.read(id);
+    expect(deferUntil).toBeGreaterThanOrEqual(released + 300);
+    expect(deferUntil).toBeLessThanOrEqual((await serverNow()) + 300);
+    expect((await store.scanRunnable()).ids).toEqual([]);
+    const deadline = performance.now() + 5_000;
+    while ((await store.scanRunnable()).ids.length === 0) {
+      expect(performance.now()).toBeLessThan(deadline);
+      await sleep(10);
+    }
+    expect((await serverNow()) - released).toBeGreaterThanOrEqual(300);
+    const beatAt = await serverNow();
+    await backend.heartbeat('short@1', '{"beat":1}', 100);
+    const forgetAt = await t.sql(async (c) => {
+      const r = await c.query(`SELECT forget_at FROM ${t.schema}.liveness`);
+      return Number(r.rows[0]?.forget_at);
+    });
+    expect(forgetAt).toBeGreaterThanOrEqual(beatAt + 100);
+    expect(forgetAt).toBeLessThanOrEqual((await serverNow()) + 100);
+  });
+});
+
+describe('postgres backend: store hygiene', () => {
+  it('prunes the liveness rows of lock ids that stopped writing, keeps renewed ones and tombstones', async () => {
+    const backend = await t.backend();
+    for (let i = 0; i < 5; i++) await backend.heartbeat(`crashed-${i}@x`, '{"beat":1}', 100);
+    const closed = await t.store({ instanceId: 'closed' });
+    await closed.registerInstance();
+    await closed.close();
+    for (let beat = 1; beat < 8; beat++) {
+      await backend.heartbeat('renewing@x', `{"beat":${beat}}`, 100);
+      await sleep(40);
+    }
+    await backend.heartbeat('renewing@x', '{"beat":9}', 100);
+    const kept = (await backend.instances()).map((r) => r.lockId).sort();
+    expect(kept).toEqual([closed.lockId, 'renewing@x'].sort());
+    const rows = await t.sql((c) =>
+      c.query(`SELECT lock_id FROM ${t.schema}.liveness ORDER BY lock_id`),
+    );
+    expect(rows.rows.map((r) => r.lock_id).sort()).toEqual(kept);
+  });
+});
+
+describe('postgres backend: wake-ups', () => {
+  it('wakes a listener when another process seeds, and seeds many in one statement', async () => {
+    const listener = await t.store();
+    let woken = 0;
+    await listener.onWakeup(() => woken++);
+    await runScript(
+      `import { openStore } from '@fate/core';
+       const store = await openStore(process.env.FATE_URL);
+       await store.seedMany([1, 2, 3].map((n) => ({ step: { type: 's', state: { n } }, opName: 'child' })));
+       await store.close();`,
+      { FATE_URL: t.url },
+    );
+    const deadline = performance.now() + 5_000;
+    while (woken === 0) {
+      expect(performance.now()).toBeLessThan(deadline);
+      await sleep(10);
+    }
+    expect((await listener.scanRunnable()).ops).toEqual(['child', 'child', 'child']);
+  });
+
+  it('answers insertMany per record: new, existing, and an id given twice', async () => {
+    const backend = await t.backend();
+    const [a, b] = [newFateId(), newFateId()];
+    const record = { status: Status.SUBMITTED, stack: '[]', info: '{}', op: 'op' } as const;
+    expect(await backend.insert(a, record)).toBe(true);
+    const answers = await backend.insertMany([
+      { id: a, record },
+      { id: b, record },
+      { id: b, record },
+    ]);
+    expect(answers).toEqual([false, true, false]);
+  });
+});

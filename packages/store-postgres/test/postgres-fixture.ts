@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import type { StoreFixture } from '@fate/conformance';
+import { createStoreBackend } from '@fate/store-postgres';
+import pg from 'pg';
+
+/** Garbage per column: a status no one knows, JSON that does not parse. */
+const GARBAGE = { status: 'BOGUS', stack: '{not json', info: '{not json' } as const;
+
+export const newSchema = (): string => `t_${randomBytes(6).toString('hex')}`;
+
+/** `serverUrl` (a database) with fate's parameters added. */
+export function storeUrl(serverUrl: string, params: Record<string, string>): string {
+  const url = new URL(serverUrl);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return url.href;
+}
+
+/** Runs `fn` on a connection of its own to `serverUrl`. */
+export async function withClient<T>(serverUrl: string, fn: (c: pg.Client) => Promise<T>) {
+  const client = new pg.Client({ connectionString: serverUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Connections per client in tests: test files run in parallel and each opens many clients,
+ * so the default 10 could reach a server's `max_connections` (100 on Debian's default).
+ */
+export const TEST_POOL_SIZE = '4';
+
+/** A fresh schema in the database at `serverUrl`; every `backend()` is a new client. */
+export function postgresFixture(
+  serverUrl: string,
+): StoreFixture & { readonly url: string; readonly schema: string } {
+  const schema = newSchema();
+  const url = storeUrl(serverUrl, { schema, poolSize: TEST_POOL_SIZE });
+  return {
+    url,
+    schema,
+    backend: () => createStoreBackend(url),
+    async corrupt(id, field) {
+      const column = ({ status: 'status', stack: 'stack', info: 'info' } as const)[field];
+      await withClient(serverUrl, (c) =>
+        c.query(`UPDATE ${schema}.transactions SET ${column} = $1 WHERE id = $2`, [
+          GARBAGE[field],
+          id,
+        ]),
+      );
+    },
+    async leftovers() {
+      // data tables only: fate_meta (the schema version) is the skeleton
+      const { rows } = await withClient(serverUrl, (c) =>
+        c.query<{ row: string }>(
+          `SELECT 'transaction ' || id AS row FROM ${schema}.transactions UNION ALL SELECT 'liveness ' || lock_id FROM ${schema}.liveness`,
+        ),
+      );
+      return rows.map((r) => r.row);
+    },
+    async destroy() {
+      await withClient(serverUrl, (c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+    },
+  };
+}

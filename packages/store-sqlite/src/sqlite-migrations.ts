@@ -1,0 +1,138 @@
+import { FateError, FateErrorCode } from '@fate/core';
+import {
+  createLivenessTable,
+  createMetaTable,
+  createReservedIndex,
+  createRunnableIndex,
+  RUNNABLE_INDEX,
+  runnableUnreserved,
+} from '@fate/sql-common';
+import type { Database } from 'better-sqlite3';
+import { type CompiledQuery, sql } from 'kysely';
+import { sqliteDialect } from './sqlite-dialect.js';
+
+const { db } = sqliteDialect;
+
+/**
+ * One schema step. Applied once per file, in order, inside one write transaction. Steps
+ * are history: a file written by an older version is brought up to date by the steps it
+ * has not seen, so they never change once released.
+ */
+interface Migration {
+  readonly version: number;
+  readonly description: string;
+  statements(): CompiledQuery[];
+}
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'transactions with a partial runnable index, instance leases',
+    statements: () => [
+      db.schema
+        .createTable('transactions')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('stack', 'text', (c) => c.notNull())
+        .addColumn('info', 'text', (c) => c.notNull())
+        .addColumn('res_lock', 'text')
+        .addColumn('res_uuid', 'text')
+        .addColumn('defer_until', 'integer', (c) => c.notNull().defaultTo(0))
+        .modifyEnd(sql`strict`)
+        .compile(),
+      db.schema
+        .createIndex(RUNNABLE_INDEX)
+        .on('transactions')
+        .columns(['id', 'defer_until', 'status', 'res_lock'])
+        .where((eb) => runnableUnreserved(eb as never))
+        .compile(),
+      db.schema
+        .createTable('instances')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('expires_at', 'integer', (c) => c.notNull())
+        .modifyEnd(sql`strict`)
+        .compile(),
+    ],
+  },
+  {
+    version: 2,
+    description: 'partial index of held reservations, for the dead-reservation cleaner',
+    // The cleaner lists reservations every second; without this it reads the whole table.
+    statements: () => [createReservedIndex(db).compile()],
+  },
+  {
+    version: 3,
+    description: 'op name beside each transaction and in the runnable index',
+    statements: () => [
+      db.schema
+        .alterTable('transactions')
+        .addColumn('op', 'text', (c) => c.notNull().defaultTo(''))
+        .compile(),
+      // Rows written before: their op name is in info (skipped where info is not valid JSON,
+      // which reads fail on anyway).
+      db
+        .updateTable('transactions')
+        .set({ op: sql<string>`json_extract(info, '$.opName')` })
+        .where(sql<boolean>`json_valid(info) and json_type(info, '$.opName') = 'text'`)
+        .compile(),
+      db.schema.dropIndex(RUNNABLE_INDEX).compile(),
+      createRunnableIndex(db).compile(),
+    ],
+  },
+  {
+    version: 4,
+    description: 'liveness records of lock ids with opaque state, forgotten by the store clock',
+    statements: () => [
+      // Leases of the old protocol name instance ids, not lock ids: nothing to carry over.
+      db.schema.dropTable('instances').compile(),
+      createLivenessTable(db, 'integer').modifyEnd(sql`strict`).compile(),
+    ],
+  },
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the file's schema up to `SCHEMA_VERSION`. Everything happens in one
+ * `BEGIN IMMEDIATE` transaction: processes opening a fresh file at once queue on the
+ * write lock (the caller retries SQLITE_BUSY), and each later one finds the work done.
+ * A file newer than this code is a `FATE_STORE_CONFIG` error: upgrade the package.
+ */
+export function migrate(database: Database): void {
+  const run = (query: CompiledQuery): void => {
+    database.prepare(query.sql).run(...query.parameters);
+  };
+  database
+    .transaction(() => {
+      run(createMetaTable(db).compile());
+      const version = db
+        .selectFrom('fate_meta')
+        .select('value')
+        .where('key', '=', 'schema_version')
+        .compile();
+      const row = database
+        .prepare<unknown[], { value: string }>(version.sql)
+        .get(...version.parameters);
+      const current = row ? Number(row.value) : 0;
+      if (!Number.isInteger(current) || current > SCHEMA_VERSION) {
+        throw new FateError(
+          FateErrorCode.STORE_CONFIG,
+          `SQLite store: ${database.name} has schema version ${row?.value}; this @fate/store-sqlite knows up to ${SCHEMA_VERSION}`,
+        );
+      }
+      for (const migration of MIGRATIONS) {
+        if (migration.version > current) migration.statements().forEach(run);
+      }
+      if (current < SCHEMA_VERSION) {
+        run(
+          db
+            .insertInto('fate_meta')
+            .values({ key: 'schema_version', value: String(SCHEMA_VERSION) })
+            .onConflict((oc) => oc.column('key').doUpdateSet({ value: String(SCHEMA_VERSION) }))
+            .compile(),
+        );
+      }
+    })
+    .immediate();
+}
