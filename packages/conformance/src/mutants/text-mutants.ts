@@ -54,12 +54,6 @@ export const textMutants: readonly BackendMutant[] = [
     wrap: (b) => mangling(b, (t) => t.normalize('NFC')),
   },
   {
-    name: 'text-cut-at-nul',
-    promise: 2,
-    breaks: 'stack, info and op end at the first NUL (a C string)',
-    wrap: (b) => mangling(b, (t) => t.split('\u0000')[0] as string),
-  },
-  {
     name: 'text-truncated-1mib',
     promise: 1,
     breaks: 'stack and info are stored cut to their first MiB',

@@ -5,18 +5,20 @@ import type { ConformanceTarget } from '../fixture.js';
 import { step, useFixture, withBackend } from './context.js';
 
 /**
- * Text a careless store changes: surrounding whitespace (trimmed), CR LF (to LF), NUL (ends
- * a C string), a combining accent (NFC makes it one character), astral characters (a
- * 3-byte utf8 column).
+ * Text a careless store changes: surrounding whitespace (trimmed), CR LF (to LF), a
+ * combining accent (NFC makes it one character), astral characters (a 3-byte utf8 column).
+ * NUL (which ends a C string, and which PostgreSQL's text refuses) comes only inside JSON
+ * (escaped): op names may not hold it, the guard refuses them.
  */
-const TRICKY = '  zoë\r\n\t🚀𝄞 e\u0301 \u0000 nul end  ';
+const OP_TEXT = '  zoë\r\n\t🚀𝄞 e\u0301 end  ';
+const TRICKY = `${OP_TEXT}\u0000 nul`;
 /** Not Unicode text on its own, so only inside JSON values (which escape it). */
 const LONE_SURROGATE = '\ud800';
 
 /** JSON texts as a backend may be given them: valid JSON, with whitespace around and inside. */
 const RAW_STACK = '\r\n [ {"type":"e\u0301","state":"🚀 \\u0000 zoë\\r\\n"} ]\t\r\n ';
 const RAW_INFO = ' \t{"opName":"x\u0301 𝄞", "n": 1}\r\n';
-const RAW_OP = '  op\r\n\t🚀 e\u0301 \u0000 end  ';
+const RAW_OP = '  op\r\n\t🚀 e\u0301 end  ';
 const RAW_STACK_2 = '[\r\n]  ';
 const RAW_INFO_2 = '  { "key" : { "type" : "t", "key" : "🚀\\r\\n" } }\r\n';
 
@@ -25,13 +27,16 @@ export function roundTripTests(target: ConformanceTarget): void {
     const ctx = useFixture(target);
 
     it('keeps an op name byte for byte in scans, list and info', async () => {
-      const { id } = await ctx.store.seed({ step: step(), opName: TRICKY });
+      const { id } = await ctx.store.seed({ step: step(), opName: OP_TEXT });
       const other = await ctx.client();
       const scan = await other.scanRunnable();
       expect(scan.ids).toEqual([id]);
-      expect(scan.ops).toEqual([TRICKY]);
-      expect((await other.read(id)).info.opName).toBe(TRICKY);
-      expect((await other.list({ opName: TRICKY })).map((t) => t.id)).toEqual([id]);
+      expect(scan.ops).toEqual([OP_TEXT]);
+      expect((await other.read(id)).info.opName).toBe(OP_TEXT);
+      expect((await other.list({ opName: OP_TEXT })).map((t) => t.id)).toEqual([id]);
+      await expect(ctx.store.seed({ step: step(), opName: 'a\u0000b' })).rejects.toMatchObject({
+        code: 'FATE_INVALID_ARGUMENT',
+      });
     });
 
     it('keeps step states and info values byte for byte, up to 1 MiB', async () => {

@@ -21,7 +21,8 @@ export interface StoredRecord {
 
 /**
  * A new record: always unreserved and not deferred. `op` is the transaction's op name
- * ('' for none), kept beside the runnable index so a scan can say it without reading info.
+ * ('' for none; never a NUL), kept beside the runnable index so a scan can say it without
+ * reading info.
  */
 export type NewRecord = Pick<StoredRecord, 'status' | 'stack' | 'info'> & {
   readonly status: Status;

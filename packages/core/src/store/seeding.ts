@@ -78,6 +78,10 @@ export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
   if (typeof request.opName !== 'string' || request.opName === '') {
     throw invalidArgument('seed needs a non-empty opName');
   }
+  if (request.opName.includes('\u0000')) {
+    // kept beside the runnable index as text, where some stores (PostgreSQL) refuse NUL
+    throw invalidArgument('an opName may not contain NUL (U+0000)');
+  }
   if (request.autoClean !== undefined && typeof request.autoClean !== 'boolean') {
     throw invalidArgument('autoClean must be a boolean');
   }
