@@ -125,8 +125,10 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
       { op: 'push', step: step('charge-card', { amount: 3 }) },
     ]);
     const live = await admin('show', id);
-    expect(live.stdout).toContain(
-      `\nholder        admin-test-holder (live), reservation ${h.reservation.uuid}\n`,
+    expect(live.stdout).toMatch(
+      new RegExp(
+        `\\nholder {8}admin-test-holder@[0-9a-f]+ \\(live, heartbeat [\\d.]+ m?s ago\\), reservation ${h.reservation.uuid}\\n`,
+      ),
     );
     expect(live.stdout).toContain(
       '\nstack         2 steps, newest first:\n  2.  charge-card    {"amount":3}\n  1.  reserve-stock  {"sku":"a"}\n',
@@ -147,7 +149,10 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
       /\ndeferred {6}until \d{4}-\d\d-\d\dT[\d:.]+Z \(in [\d.]+ s\)\n/,
     );
     expect(deferred.stdout).toContain('\nholder        none\n');
-    expect((await admin('show', other.id)).stdout).toContain('admin-test-gone (not live)');
+    // a client that never registered: no liveness record at all
+    expect((await admin('show', other.id)).stdout).toMatch(
+      /admin-test-gone@[0-9a-f]+ \(no liveness record\)/,
+    );
 
     const list = await admin('list');
     expect(list.code).toBe(0);
@@ -157,13 +162,13 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
       /IN_PROGRESS +order +charge-card +- +in [\d.]+ s +[\d.]+ m?s$/,
     );
     expect(rows.find((r) => r.startsWith(other.id))).toMatch(
-      /SUBMITTED +order +x +admin-test-gone \(not live\) +- +[\d.]+ m?s$/,
+      /SUBMITTED +order +x +admin-test-gone@[0-9a-f]+ \(no liveness record\) +- +[\d.]+ m?s$/,
     );
     expect(rows.at(-1)).toBe('2 transactions');
     const listed = JSON.parse((await admin('list', '--json')).stdout);
     expect(listed.find((r: { id: string }) => r.id === other.id)).toMatchObject({
       status: 'SUBMITTED',
-      reservation: { lockId: 'admin-test-gone' },
+      reservation: { lockId: unregistered.lockId },
       holderAlive: false,
     });
   });
@@ -244,6 +249,41 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
     expect(await admin('delete', done)).toMatchObject({ code: 0, stdout: `deleted ${done}\n` });
     const gone = await admin('delete', done, '--force');
     expect([gone.code, gone.stderr]).toEqual([1, expect.stringContaining('[FATE_NOT_FOUND]')]);
+  });
+
+  it('clears a dead holder at once for fail and delete, and names a live one', async () => {
+    // a holder that died: registered, reserved, then never a heartbeat again
+    const dead = await client({ instanceId: 'admin-test-dead', livenessTimeoutMs: 500 });
+    await dead.registerInstance();
+    const { id } = await store.seed({ step: step('s'), opName: 'op' });
+    await dead.reserve(id);
+    const started = performance.now();
+    const failed = await admin('fail', id);
+    expect(failed.stdout).toContain(`${id} is FAILED_IN_PROGRESS`);
+    // watched for its 0.5 s timeout (plus a process start), not the 10 s wait
+    expect(performance.now() - started).toBeLessThan(8_000);
+    const doomed = await store.seed({ step: step('s'), opName: 'op' });
+    await dead.reserve(doomed.id);
+    expect(await admin('delete', doomed.id, '--force')).toMatchObject({ code: 0 });
+
+    // a live holder is waited for, then named
+    const live = await client({ instanceId: 'admin-test-live', livenessTimeoutMs: 1_000 });
+    await live.registerInstance();
+    const beating = setInterval(() => void live.heartbeat().catch(() => undefined), 200);
+    try {
+      const held = await store.seed({ step: step('s'), opName: 'op' });
+      await live.reserve(held.id);
+      const refused = await admin('delete', held.id, '--wait', '2');
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(
+        /stayed held by admin-test-live@[0-9a-f]+ \(live, heartbeat [\d.]+ m?s ago\) for 2\.0 s.*\[FATE_TIMEOUT\]/,
+      );
+      expect((await store.read(held.id)).reservation?.lockId).toBe(live.lockId);
+      const bad = await admin('delete', held.id, '--wait', 'soon');
+      expect([bad.code, bad.stderr]).toEqual([2, expect.stringContaining('--wait must be')]);
+    } finally {
+      clearInterval(beating);
+    }
   });
 
   it('shows a record that cannot be decoded as CORRUPT, and delete --force removes it', async () => {

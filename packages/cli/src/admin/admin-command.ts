@@ -113,9 +113,10 @@ export async function changeReserved(
   allowed: ReadonlySet<Status>,
   change: (fate: FateStore) => Promise<void>,
   hint?: string,
+  waitForMs?: number,
 ): Promise<void> {
   requireStatus(id, (await readExisting(store, id)).status, what, allowed, hint);
-  const fate = await adminReserve(store, id);
+  const fate = await adminReserve(store, id, waitForMs);
   try {
     requireStatus(id, await fate.getStatus(), what, allowed, hint);
     await change(fate);

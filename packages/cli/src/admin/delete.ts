@@ -1,6 +1,6 @@
 import { ALLOWED } from '@fate/core';
 import { adminCommand, changeReserved } from './admin-command.js';
-import { adminForceDelete } from './holders.js';
+import { adminForceDelete, waitMs } from './holders.js';
 
 /**
  * `fate delete ID [--force]`. Without `--force` only where the store allows a delete; with
@@ -10,15 +10,23 @@ import { adminForceDelete } from './holders.js';
 export const deleteCommand = adminCommand({
   name: 'delete',
   id: true,
-  usage: '[--force]',
+  usage: '[--force] [--wait S]',
   summary: 'delete when NEW/SUBMITTED/SUCCESSFUL/FAILED (--force: any status, even corrupt)',
-  options: { force: { type: 'boolean' } },
+  options: { force: { type: 'boolean' }, wait: { type: 'string' } },
   async run(store, args, id) {
     if (args.values.force) {
-      await adminForceDelete(store, id);
+      await adminForceDelete(store, id, waitMs(args));
     } else {
       const hint = '; --force deletes in any status';
-      await changeReserved(store, id, 'delete', ALLOWED.delete, (fate) => fate.delete(), hint);
+      await changeReserved(
+        store,
+        id,
+        'delete',
+        ALLOWED.delete,
+        (fate) => fate.delete(),
+        hint,
+        waitMs(args),
+      );
     }
     return `deleted ${id}`;
   },

@@ -9,10 +9,25 @@ import {
   isFateError,
   type Reservation,
 } from '@fate/core';
+import { usageError } from '../cli-error.js';
+import { type CommandArgs, stringValue } from '../command.js';
 import { duration } from './format.js';
 
-/** How long admin commands wait for a transaction another client holds. */
+/** How long admin commands wait for a transaction another client holds, by default. */
 export const ADMIN_RESERVE_TIMEOUT_MS = 10_000;
+
+/** `--wait S`: whole seconds from 1 to 3,600 (default 10), else a usage error naming it. */
+export function waitMs(args: CommandArgs): number {
+  const raw = stringValue(args, 'wait');
+  if (raw === undefined) return ADMIN_RESERVE_TIMEOUT_MS;
+  const s = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(s >= 1 && s <= 3_600)) {
+    throw usageError(
+      `--wait must be a whole number of seconds from 1 to 3600, got ${JSON.stringify(raw)}`,
+    );
+  }
+  return s * 1_000;
+}
 
 /** What the store's liveness records say about holders, for people. */
 export class Holders {
@@ -51,13 +66,21 @@ export class Holders {
  * as it has been seen not to renew for its own timeout, so the change does not wait for
  * anyone else's cleaner; a live one is waited for, up to the admin timeout, and then named.
  */
-export async function adminReserve(store: FatesStore, id: FateId): Promise<FateStore> {
-  return whileHeld(store, id, () => store.tryReserve(id));
+export async function adminReserve(
+  store: FatesStore,
+  id: FateId,
+  waitForMs = ADMIN_RESERVE_TIMEOUT_MS,
+): Promise<FateStore> {
+  return whileHeld(store, id, waitForMs, () => store.tryReserve(id));
 }
 
 /** `forceDelete` for an admin: clears a dead holder first, as `adminReserve` does. */
-export async function adminForceDelete(store: FatesStore, id: FateId): Promise<void> {
-  await whileHeld(store, id, async () => {
+export async function adminForceDelete(
+  store: FatesStore,
+  id: FateId,
+  waitForMs = ADMIN_RESERVE_TIMEOUT_MS,
+): Promise<void> {
+  await whileHeld(store, id, waitForMs, async () => {
     try {
       await store.forceDelete(id, { timeoutMs: 0 });
       return true;
@@ -71,9 +94,10 @@ export async function adminForceDelete(store: FatesStore, id: FateId): Promise<v
 async function whileHeld<T>(
   store: FatesStore,
   id: FateId,
+  waitForMs: number,
   attempt: () => Promise<T | undefined>,
 ): Promise<T> {
-  const deadline = performance.now() + ADMIN_RESERVE_TIMEOUT_MS;
+  const deadline = performance.now() + waitForMs;
   const only = { start: id, ...(idAfter(id) ? { end: idAfter(id) as string } : {}) };
   for (;;) {
     const done = await attempt();
@@ -84,7 +108,7 @@ async function whileHeld<T>(
       const holders = await Holders.read(store);
       throw new FateError(
         FateErrorCode.TIMEOUT,
-        `${id} stayed held by ${holders.describe(view.reservation)} for ${duration(ADMIN_RESERVE_TIMEOUT_MS)}; try again when it lets go`,
+        `${id} stayed held by ${holders.describe(view.reservation)} for ${duration(waitForMs)}; try again when it lets go (--wait S waits longer)`,
       );
     }
     await store.clearDeadReservations(only);
