@@ -89,7 +89,7 @@ describe('step registry', () => {
 });
 
 describe('openStore', () => {
-  it.each(['', 'nonsense', 'ftp://x', 'postgres://localhost/db'])(
+  it.each(['', 'nonsense', 'ftp://x', 'mysql://localhost/db'])(
     'refuses %j with FATE_BAD_URL',
     async (url) => {
       await expect(openStore(url)).rejects.toSatisfy(

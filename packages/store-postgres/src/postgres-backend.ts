@@ -1,3 +1,4 @@
+import { userInfo } from 'node:os';
 import {
   type BackendScan,
   FateError,
@@ -269,7 +270,7 @@ export class PostgresBackend implements StoreBackend {
 
   #clientConfig(max: number): pg.PoolConfig {
     return {
-      connectionString: this.config.connectionString,
+      connectionString: withOsUser(this.config.connectionString),
       max,
       types,
       keepAlive: true,
@@ -298,4 +299,15 @@ export class PostgresBackend implements StoreBackend {
       throw toStoreError(err, what, this.#where());
     }
   }
+}
+
+/**
+ * A URL without a user name connects as the OS user, as libpq does: node-postgres falls
+ * back to `PGUSER` and `USER` only, which a service or CI job may not have set.
+ */
+function withOsUser(connectionString: string): string {
+  const url = new URL(connectionString);
+  if (url.username !== '' || process.env.PGUSER || process.env.USER) return connectionString;
+  url.username = userInfo().username;
+  return url.href;
 }
