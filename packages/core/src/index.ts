@@ -23,7 +23,7 @@ export type {
   StoreBackend,
   StoredRecord,
 } from './store/backend.js';
-export type { StoreCapabilities } from './store/capabilities.js';
+export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
 export { checkJson, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
 export type { FatesStore } from './store/fates-store.js';
@@ -38,3 +38,9 @@ export {
 } from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
 export * from './store/types.js';
+export {
+  readUrlParams,
+  type UrlParam,
+  type UrlParamSpec,
+  type UrlParamValues,
+} from './store/url-params.js';

@@ -8,4 +8,8 @@ export {
   type ResolvedPostgresConfig,
 } from './postgres-config.js';
 export { SCHEMA_VERSION } from './postgres-migrations.js';
-export { createPostgresStore, createStoreBackend } from './postgres-store.js';
+export {
+  createPostgresBackend,
+  createPostgresStore,
+  createStoreBackend,
+} from './postgres-store.js';

@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import {
   type BackendScan,
+  declareCapabilities,
   FateError,
   FateErrorCode,
   type FateId,
@@ -67,7 +68,7 @@ interface Connection {
  * the next call, and the listening connection reconnects on its own.
  */
 export class PostgresBackend implements StoreBackend {
-  readonly capabilities: StoreCapabilities = Object.freeze({
+  readonly capabilities: StoreCapabilities = declareCapabilities({
     maxRecordBytes: 8 * 1024 * 1024,
     sortedScan: true,
     wakeups: true,

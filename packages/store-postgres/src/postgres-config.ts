@@ -1,4 +1,4 @@
-import { FateError, FateErrorCode, invalidArgument } from '@fate/core';
+import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
 
 /** Where and how to open a PostgreSQL store. */
 export interface PostgresConfig {
@@ -64,7 +64,11 @@ export function resolvePostgresConfig(config: PostgresConfig): ResolvedPostgresC
 }
 
 /** The URL parameters fate reads itself; every other one is node-postgres's. */
-const OWN_PARAMS = ['schema', 'poolSize', 'queryTimeoutMs'] as const;
+const OWN_PARAMS = {
+  schema: { kind: 'text', pattern: SCHEMA_NAME, hint: `a name matching ${SCHEMA_NAME}` },
+  poolSize: { kind: 'integer', max: 1_000 },
+  queryTimeoutMs: { kind: 'integer', max: 999_999_999 },
+} as const;
 
 /**
  * Parses `postgres://[user[:password]@]host[:port]/database[?schema=fate&poolSize=10]`
@@ -82,32 +86,14 @@ export function parsePostgresUrl(url: string): PostgresConfig {
   if (!/^postgres(ql)?:$/i.test(parsed.protocol) || parsed.hostname === '') {
     throw badUrl(url, 'try postgres://user@host:5432/database?schema=fate');
   }
-  const own: Record<string, string> = {};
-  for (const name of OWN_PARAMS) {
-    const values = parsed.searchParams.getAll(name);
-    if (values.length > 1) throw badUrl(url, `${name} is given twice`);
-    if (values[0] !== undefined) own[name] = values[0];
-    parsed.searchParams.delete(name);
-  }
-  const number = (name: string, value: string | undefined) => {
-    if (value === undefined) return undefined;
-    if (!/^[1-9][0-9]{0,8}$/.test(value)) throw badUrl(url, `${name} must be a positive integer`);
-    return Number(value);
+  const fail = (why: string): never => {
+    throw badUrl(url, why);
   };
-  const config: PostgresConfig = {
-    connectionString: parsed.href,
-    ...(own.schema !== undefined ? { schema: own.schema } : {}),
-    ...withNumber('poolSize', number('poolSize', own.poolSize)),
-    ...withNumber('queryTimeoutMs', number('queryTimeoutMs', own.queryTimeoutMs)),
-  };
-  if (config.schema !== undefined && !SCHEMA_NAME.test(config.schema)) {
-    throw badUrl(url, `schema must match ${SCHEMA_NAME}`);
-  }
-  return config;
-}
-
-function withNumber(name: string, value: number | undefined): Record<string, number> {
-  return value === undefined ? {} : { [name]: value };
+  const { values, rest } = readUrlParams(parsed.search.slice(1), OWN_PARAMS, fail, {
+    keepUnknown: true,
+  });
+  parsed.search = rest.toString();
+  return { connectionString: parsed.href, ...values };
 }
 
 function badUrl(url: string, hint: string): FateError {

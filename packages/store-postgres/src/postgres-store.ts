@@ -4,17 +4,25 @@ import { type PostgresConfig, parsePostgresUrl, resolvePostgresConfig } from './
 
 /**
  * Opens a fate store in a PostgreSQL schema (created, with its tables, if missing). Every
- * client on the same database and schema shares the transactions, from any host.
+ * client on the same database and schema shares the transactions, from any host. Takes a
+ * config or a `postgres://` URL.
  *
  * @example
  * const store = await createPostgresStore({ connectionString: 'postgres://app@db:5432/app' });
  * const { id } = await store.seed({ opName: 'compact', step: { type: 'Compact', state: {} } });
  */
 export async function createPostgresStore(
-  config: PostgresConfig,
+  config: PostgresConfig | string,
   options?: StoreOptions,
 ): Promise<FatesStore> {
-  return createFatesStore(new PostgresBackend(resolvePostgresConfig(config)), options);
+  return createFatesStore(createPostgresBackend(config), options);
+}
+
+/** The unopened backend for a config or `postgres://` URL. */
+export function createPostgresBackend(config: PostgresConfig | string): PostgresBackend {
+  return new PostgresBackend(
+    resolvePostgresConfig(typeof config === 'string' ? parsePostgresUrl(config) : config),
+  );
 }
 
 /**
@@ -25,5 +33,5 @@ export async function createPostgresStore(
  * const store = await openStore('postgres://app@db:5432/app?schema=fate&poolSize=16');
  */
 export function createStoreBackend(url: string): PostgresBackend {
-  return new PostgresBackend(resolvePostgresConfig(parsePostgresUrl(url)));
+  return createPostgresBackend(url);
 }

@@ -9,4 +9,4 @@ export {
 } from './redis-config.js';
 export { type RedisKeys, redisKeys, type ShardKeys } from './redis-keys.js';
 export { MAX_SHARDS, slotOfTag } from './redis-shards.js';
-export { createRedisStore, createStoreBackend } from './redis-store.js';
+export { createRedisBackend, createRedisStore, createStoreBackend } from './redis-store.js';

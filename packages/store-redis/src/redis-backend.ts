@@ -12,6 +12,7 @@ import type {
   StoreCapabilities,
   StoredRecord,
 } from '@fate/core';
+import { declareCapabilities } from '@fate/core';
 import { ServerClock } from './redis-clock.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
@@ -36,7 +37,7 @@ import { RedisWakeups } from './redis-wakeups.js';
  * const store = await createFatesStore(new RedisBackend('redis://127.0.0.1:6379?prefix=jobs'));
  */
 export class RedisBackend implements StoreBackend {
-  readonly capabilities: StoreCapabilities = Object.freeze({
+  readonly capabilities: StoreCapabilities = declareCapabilities({
     maxRecordBytes: 8 * 1024 * 1024,
     sortedScan: true,
     wakeups: true,

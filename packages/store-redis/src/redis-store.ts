@@ -1,9 +1,4 @@
-import {
-  createFatesStore,
-  type FatesStore,
-  type StoreBackend,
-  type StoreOptions,
-} from '@fate/core';
+import { createFatesStore, type FatesStore, type StoreOptions } from '@fate/core';
 import { RedisBackend } from './redis-backend.js';
 import { parseRedisUrl, type RedisConfigInput } from './redis-config.js';
 
@@ -18,13 +13,18 @@ export async function createRedisStore(
   config: RedisConfigInput,
   options?: StoreOptions,
 ): Promise<FatesStore> {
-  return createFatesStore(new RedisBackend(config), options);
+  return createFatesStore(createRedisBackend(config), options);
+}
+
+/** The unopened backend for a config or `redis://` URL. */
+export function createRedisBackend(config: RedisConfigInput): RedisBackend {
+  return new RedisBackend(config);
 }
 
 /**
  * What `openStore('redis://…')` calls: the unopened backend for a URL. A malformed URL
  * is a `FateError` with code `FATE_BAD_URL`.
  */
-export function createStoreBackend(url: string): StoreBackend {
-  return new RedisBackend(parseRedisUrl(url));
+export function createStoreBackend(url: string): RedisBackend {
+  return createRedisBackend(parseRedisUrl(url));
 }

@@ -1,4 +1,4 @@
-import { FateError, FateErrorCode } from '@fate/core';
+import { FateError, FateErrorCode, readUrlParams } from '@fate/core';
 import type { RedisConfig, RedisNode } from './redis-config.js';
 import { MAX_SHARDS } from './redis-shards.js';
 
@@ -78,21 +78,14 @@ function parseCredentials(
   }
 }
 
+const PARAMS = {
+  prefix: { kind: 'text', pattern: PREFIX, hint: '1-100 characters of [A-Za-z0-9_.:-]' },
+  shards: { kind: 'integer', max: MAX_SHARDS },
+} as const;
+
 function parseQuery(url: string, query: string): Pick<Partial<RedisConfig>, 'prefix' | 'shards'> {
-  const out: { prefix?: string; shards?: number } = {};
-  for (const [key, value] of new URLSearchParams(query)) {
-    if (key === 'prefix') {
-      if (!PREFIX.test(value))
-        throw badUrl(url, 'prefix must be 1-100 characters of [A-Za-z0-9_.:-]');
-      out.prefix = value;
-    } else if (key === 'shards') {
-      const shards = /^\d{1,3}$/.test(value) ? Number(value) : 0;
-      if (shards < 1 || shards > MAX_SHARDS)
-        throw badUrl(url, `shards must be a number in 1..${MAX_SHARDS}, not "${value}"`);
-      out.shards = shards;
-    } else {
-      throw badUrl(url, `unknown parameter "${key}" (only prefix and shards)`);
-    }
-  }
-  return out;
+  const fail = (why: string): never => {
+    throw badUrl(url, why);
+  };
+  return readUrlParams(query.replace(/^\?/, ''), PARAMS, fail).values;
 }

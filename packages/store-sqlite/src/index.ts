@@ -6,4 +6,4 @@ export {
   type SqliteConfig,
 } from './sqlite-config.js';
 export { SCHEMA_VERSION } from './sqlite-migrations.js';
-export { createSqliteStore, createStoreBackend } from './sqlite-store.js';
+export { createSqliteBackend, createSqliteStore, createStoreBackend } from './sqlite-store.js';

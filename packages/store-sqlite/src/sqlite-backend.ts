@@ -1,5 +1,6 @@
 import {
   type BackendScan,
+  declareCapabilities,
   FateError,
   FateErrorCode,
   type FateId,
@@ -54,7 +55,7 @@ interface Connection {
  * after a timer, up to `busyTimeoutMs` in all, then fails with `FATE_STORE_UNAVAILABLE`.
  */
 export class SqliteBackend implements StoreBackend {
-  readonly capabilities: StoreCapabilities = Object.freeze({
+  readonly capabilities: StoreCapabilities = declareCapabilities({
     maxRecordBytes: 8 * 1024 * 1024,
     sortedScan: true,
     // SQLite has no way to push to other processes; work finders poll.

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { FateError, FateErrorCode, invalidArgument } from '@fate/core';
+import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
 
 /** Where and how to open a SQLite store. */
 export interface SqliteConfig {
@@ -48,11 +48,8 @@ export function resolveSqliteConfig(config: SqliteConfig): ResolvedSqliteConfig 
   return Object.freeze({ path: resolve(path), busyTimeoutMs, create });
 }
 
-/** `?mode=` values of a URL and the `create` flag each stands for. */
-const MODES = new Map([
-  ['create', true],
-  ['open', false],
-]);
+/** The URL's one parameter: `mode=create` (the default) or `mode=open` (must exist). */
+const PARAMS = { mode: { kind: 'choice', values: ['create', 'open'] } } as const;
 
 /**
  * Parses `sqlite:<path>[?mode=open|create]`: `sqlite:./fate.db`, `sqlite:relative/x.db`,
@@ -71,13 +68,11 @@ export function parseSqliteUrl(url: string): SqliteConfig {
   if (path === undefined || path === '' || path === ':memory:' || path.includes('\0')) {
     throw badUrl(url, 'try sqlite:./fate.db or sqlite:/abs/path.db');
   }
-  if (match?.[2] === undefined) return { path };
-  const params = new URLSearchParams(match[2]);
-  const create = MODES.get(params.get('mode') ?? '');
-  if (create === undefined || [...params.keys()].length !== 1) {
-    throw badUrl(url, 'the only parameter is mode=create (the default) or mode=open');
-  }
-  return { path, create };
+  const fail = (why: string): never => {
+    throw badUrl(url, why);
+  };
+  const { mode } = readUrlParams(match?.[2] ?? '', PARAMS, fail).values;
+  return mode === undefined ? { path } : { path, create: mode === 'create' };
 }
 
 function badUrl(url: string, hint: string): FateError {

@@ -5,16 +5,24 @@ import { parseSqliteUrl, resolveSqliteConfig, type SqliteConfig } from './sqlite
 /**
  * Opens a fate store in an SQLite file (created, with its parent directories, if missing,
  * unless `create: false`). Every process that opens the same file shares the transactions.
+ * Takes a config or a `sqlite:` URL.
  *
  * @example
  * const store = await createSqliteStore({ path: './fate.db' });
  * const { id } = await store.seed({ opName: 'compact', step: { type: 'Compact', state: {} } });
  */
 export async function createSqliteStore(
-  config: SqliteConfig,
+  config: SqliteConfig | string,
   options?: StoreOptions,
 ): Promise<FatesStore> {
-  return createFatesStore(new SqliteBackend(resolveSqliteConfig(config)), options);
+  return createFatesStore(createSqliteBackend(config), options);
+}
+
+/** The unopened backend for a config or `sqlite:` URL. */
+export function createSqliteBackend(config: SqliteConfig | string): SqliteBackend {
+  return new SqliteBackend(
+    resolveSqliteConfig(typeof config === 'string' ? parseSqliteUrl(config) : config),
+  );
 }
 
 /**
@@ -25,5 +33,5 @@ export async function createSqliteStore(
  * const store = await openStore('sqlite:/var/lib/app/fate.db');
  */
 export function createStoreBackend(url: string): SqliteBackend {
-  return new SqliteBackend(resolveSqliteConfig(parseSqliteUrl(url)));
+  return createSqliteBackend(url);
 }

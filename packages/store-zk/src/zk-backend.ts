@@ -12,6 +12,7 @@ import type {
   StoreCapabilities,
   StoredRecord,
 } from '@fate/core';
+import { declareCapabilities } from '@fate/core';
 import { ZkBatchMarkers } from './zk-batches.js';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
@@ -53,7 +54,7 @@ export class ZkBackend implements StoreBackend {
 
   constructor(config: ResolvedZkConfig) {
     this.config = config;
-    this.capabilities = Object.freeze({
+    this.capabilities = declareCapabilities({
       maxRecordBytes: config.juteMaxBuffer - ENVELOPE_RESERVE,
       sortedScan: true,
       wakeups: true,

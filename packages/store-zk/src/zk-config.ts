@@ -1,4 +1,4 @@
-import { FateError, FateErrorCode, invalidArgument } from '@fate/core';
+import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
 
 /** Where and how to reach ZooKeeper. */
 export interface ZkConfig {
@@ -80,7 +80,15 @@ function checkChroot(chroot: string): string | { error: string } {
   return trimmed;
 }
 
-const PARAMS: Record<string, keyof ZkConfig> = {
+/** The URL's parameters (all positive integers, ms or bytes). */
+const PARAMS = {
+  sessionTimeout: { kind: 'integer', max: 999_999_999 },
+  connectTimeout: { kind: 'integer', max: 999_999_999 },
+  operationTimeout: { kind: 'integer', max: 999_999_999 },
+  juteMaxBuffer: { kind: 'integer', max: 999_999_999 },
+} as const;
+
+const CONFIG_KEYS: Record<keyof typeof PARAMS, keyof ZkConfig> = {
   sessionTimeout: 'sessionTimeoutMs',
   connectTimeout: 'connectTimeoutMs',
   operationTimeout: 'operationTimeoutMs',
@@ -110,15 +118,12 @@ export function parseZkUrl(url: string): ZkConfig {
   if (typeof connect !== 'string') throw badUrl(url, connect.error);
   const chroot = checkChroot(match[2] ?? '');
   if (typeof chroot !== 'string') throw badUrl(url, chroot.error);
+  const fail = (why: string): never => {
+    throw badUrl(url, why);
+  };
   const config: Record<string, unknown> = { connect, chroot };
-  for (const [name, value] of new URLSearchParams(match[3] ?? '')) {
-    const key = PARAMS[name];
-    if (!key)
-      throw badUrl(url, `unknown parameter "${name}" (known: ${Object.keys(PARAMS).join(', ')})`);
-    if (!/^\d{1,9}$/.test(value) || Number(value) < 1) {
-      throw badUrl(url, `${name} must be a positive integer`);
-    }
-    config[key] = Number(value);
+  for (const [name, value] of Object.entries(readUrlParams(match[3] ?? '', PARAMS, fail).values)) {
+    config[CONFIG_KEYS[name as keyof typeof PARAMS]] = value;
   }
   return config as unknown as ZkConfig;
 }

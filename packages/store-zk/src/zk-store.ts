@@ -31,5 +31,5 @@ export function createZkBackend(config: ZkConfig | string): ZkBackend {
  * const store = await openStore('zk://127.0.0.1:2181/fate?sessionTimeout=10000');
  */
 export function createStoreBackend(url: string): ZkBackend {
-  return new ZkBackend(resolveZkConfig(parseZkUrl(url)));
+  return createZkBackend(url);
 }

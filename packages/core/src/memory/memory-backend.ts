@@ -12,7 +12,7 @@ import type {
   StoreBackend,
   StoredRecord,
 } from '../store/backend.js';
-import type { StoreCapabilities } from '../store/capabilities.js';
+import { declareCapabilities, type StoreCapabilities } from '../store/capabilities.js';
 import { sameReservation } from '../store/codec.js';
 import type { IdRange, Reservation } from '../store/types.js';
 
@@ -46,7 +46,7 @@ const spaces = new Map<string, MemorySpace>();
  * opened on the same namespace name. Each method is synchronous inside, hence atomic.
  */
 export class MemoryBackend implements StoreBackend {
-  readonly capabilities: StoreCapabilities = Object.freeze({
+  readonly capabilities: StoreCapabilities = declareCapabilities({
     maxRecordBytes: 8 * 1024 * 1024,
     sortedScan: true,
     wakeups: true,

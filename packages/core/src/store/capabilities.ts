@@ -1,3 +1,5 @@
+import { invalidArgument } from '../errors.js';
+
 /**
  * What a backend declares about itself. The conformance suite skips a group only from
  * these, never from flags its caller passes.
@@ -11,4 +13,19 @@ export interface StoreCapabilities {
   readonly wakeups: boolean;
   /** Clients in different processes can share the data. */
   readonly multiProcess: boolean;
+}
+
+/**
+ * A backend's capabilities, checked and frozen: every backend declares them through this
+ * one function, so a mistyped field fails when the backend is constructed, not in a suite.
+ */
+export function declareCapabilities(capabilities: StoreCapabilities): StoreCapabilities {
+  const { maxRecordBytes, sortedScan, wakeups, multiProcess } = capabilities;
+  if (!Number.isSafeInteger(maxRecordBytes) || maxRecordBytes < 1024) {
+    throw invalidArgument('capabilities.maxRecordBytes must be an integer of at least 1024');
+  }
+  for (const [name, value] of Object.entries({ sortedScan, wakeups, multiProcess })) {
+    if (typeof value !== 'boolean') throw invalidArgument(`capabilities.${name} must be a boolean`);
+  }
+  return Object.freeze({ maxRecordBytes, sortedScan, wakeups, multiProcess });
 }
