@@ -35,13 +35,16 @@ export function poolTests(target: ConformanceTarget): void {
         ['slow', 1],
         ['fast', 4],
       ]);
-      const done = await allDone(fate, [...fast, ...slow], 60_000);
+      const done = await allDone(fate, fast, 60_000);
       expect(done.every((r) => r.status === Status.SUCCESSFUL)).toBe(true);
-      const lastFast = Math.max(
-        ...fast.map((id) => finishedAt.get(id) ?? Number.POSITIVE_INFINITY),
-      );
-      const lastSlow = Math.max(...slow.map((id) => finishedAt.get(id) ?? 0));
-      expect(lastFast).toBeLessThan(lastSlow);
+      // every quick one is done while the slow backlog (20 × 500 ms on one worker) is not:
+      // it needs 10 s, so the case ends here rather than waiting it out
+      // (one shared pool would have spent its workers on slow ones and let most finish)
+      const slowDone = slow.filter((id) => finishedAt.has(id));
+      expect(slowDone.length).toBeLessThanOrEqual(slow.length / 2);
+      const slowViews = (await Promise.all(slow.map((id) => fate.read(id)))).map((v) => v.status);
+      expect(slowViews.filter((s) => s === Status.SUCCESSFUL).length).toBe(slowDone.length);
+      expect(slowViews.filter((s) => s === Status.IN_PROGRESS).length).toBeLessThanOrEqual(1);
       // the slow pool ran one at a time
       expect(ctx.env.overlaps).toEqual([]);
     });
