@@ -18,9 +18,6 @@ import { type RecordWrite, RUNNABLE_STATUSES } from '@fate/core';
  */
 const WINDOW_MS = 1;
 
-/** One byte, written at offset 0 every time: the file never grows. */
-const BYTE = new Uint8Array([1]);
-
 /** The wake-up file beside the database `path`: `<path>-wakeup`, as SQLite names `-wal`. */
 export function wakeupPath(path: string): string {
   return `${path}-wakeup`;
@@ -49,6 +46,8 @@ export class WakeupNotifier {
   readonly #mode: number;
   #timer: NodeJS.Timeout | undefined;
   #again = false;
+  /** The byte written last: this client's count of wake-up writes, modulo 256. */
+  #count = 0;
 
   /**
    * Creates the wake-up file `path` when absent, with the database file's permissions (see
@@ -92,7 +91,8 @@ export class WakeupNotifier {
       const fd = this.#openFile();
       try {
         // pwrite at offset 0: the file changes (a watcher's event, a new mtime) but never grows.
-        writeSync(fd, BYTE, 0, 1, 0);
+        this.#count = (this.#count + 1) & 0xff;
+        writeSync(fd, Uint8Array.of(this.#count), 0, 1, 0);
       } finally {
         closeSync(fd);
       }
