@@ -10,7 +10,7 @@ import {
   type RecordWrite,
   type Reservation,
   type ReservationFilter,
-  type Status,
+  Status,
   type StoreBackend,
   type StoreCapabilities,
   type StoredRecord,
@@ -31,8 +31,10 @@ import type { ResolvedSqliteConfig } from './sqlite-config.js';
 import { toStoreError } from './sqlite-errors.js';
 import { prepareFile } from './sqlite-file.js';
 import { migrate } from './sqlite-migrations.js';
+import { releasesRunnable, type WakeupNotifier } from './sqlite-notify.js';
 import { listRows, prepareStatements, type Statements } from './sqlite-statements.js';
 import { takeTurn } from './sqlite-turns.js';
+import { openWakeups, type SqliteWakeups } from './sqlite-wakeups.js';
 
 /** The open connection: the raw handle and what is prepared on it once. */
 interface Connection {
@@ -40,6 +42,10 @@ interface Connection {
   readonly statements: Statements;
   /** `insert` of many records in one `BEGIN IMMEDIATE` transaction. */
   readonly insertAll: (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) => boolean[];
+  /** Writes the wake-up file after a write that made work runnable. */
+  readonly notifier: WakeupNotifier;
+  /** Watches it for this client's subscribers. */
+  readonly wakeups: SqliteWakeups;
 }
 
 /**
@@ -53,13 +59,18 @@ interface Connection {
  * which is also why one connection needs no lock of its own. A statement that finds the
  * file locked by another process waits at most `SYNC_BUSY_MS` there, then is tried again
  * after a timer, up to `busyTimeoutMs` in all, then fails with `FATE_STORE_UNAVAILABLE`.
+ *
+ * Wake-ups across processes go through a file beside the database, `<db>-wakeup`: a write
+ * that makes work runnable (a SUBMITTED insert, a release without deferral, a cleared
+ * reservation) writes one byte to it once committed, and every subscribed client watches
+ * it (`fs.watch`: inotify, kqueue, ReadDirectoryChangesW), so no one polls for them.
  */
 export class SqliteBackend implements StoreBackend {
   readonly capabilities: StoreCapabilities = declareCapabilities({
     maxRecordBytes: 8 * 1024 * 1024,
     sortedScan: true,
-    // SQLite has no way to push to other processes; work finders poll.
-    wakeups: false,
+    // Through the wake-up file beside the database (sqlite-wakeups.ts).
+    wakeups: true,
     multiProcess: true,
   });
   readonly config: ResolvedSqliteConfig;
@@ -84,7 +95,9 @@ export class SqliteBackend implements StoreBackend {
         fileMustExist: !create,
       });
       database = opened;
-      this.#connection = await retryBusy(() => connect(opened), busyTimeoutMs);
+      const connected = await retryBusy(() => connect(opened), busyTimeoutMs);
+      // After the schema: a file that is no database leaves no wake-up file behind.
+      this.#connection = { ...connected, ...openWakeups(path) };
     } catch (err) {
       database?.close();
       throw toStoreError(err, 'opening', { path, opening: true });
@@ -94,7 +107,10 @@ export class SqliteBackend implements StoreBackend {
   async close(): Promise<void> {
     const connection = this.#connection;
     this.#connection = undefined;
-    connection?.database.close();
+    if (!connection) return;
+    connection.notifier.flush();
+    await connection.wakeups.close();
+    connection.database.close();
   }
 
   now(): number {
@@ -102,12 +118,22 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
-    return this.#run('insert', ({ statements }) => insertOne(statements, id, record));
+    return this.#run('insert', ({ statements, notifier }) => {
+      const inserted = insertOne(statements, id, record);
+      if (inserted && record.status === Status.SUBMITTED) notifier.notify();
+      return inserted;
+    });
   }
 
   async insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
     if (records.length === 0) return [];
-    return this.#run('insertMany', ({ insertAll }) => insertAll(records));
+    return this.#run('insertMany', ({ insertAll, notifier }) => {
+      const answers = insertAll(records);
+      if (records.some((r, i) => answers[i] && r.record.status === Status.SUBMITTED)) {
+        notifier.notify();
+      }
+      return answers;
+    });
   }
 
   async read(id: FateId): Promise<StoredRecord | undefined> {
@@ -135,15 +161,20 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
-    return this.#run('write', ({ statements: s }) => {
+    return this.#run('write', ({ statements: s, notifier }) => {
       if (change.delete) return s.remove.run(fence(id, reservation)).changes === 1;
-      return s.write.run(writeArgs(id, reservation, change)).changes === 1;
+      const written = s.write.run(writeArgs(id, reservation, change)).changes === 1;
+      if (written && releasesRunnable(change)) notifier.notify();
+      return written;
     });
   }
 
   async clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
-    return this.#run('clearReservation', ({ statements }) => {
-      return statements.clearReservation.run(fence(id, reservation)).changes === 1;
+    return this.#run('clearReservation', ({ statements, notifier }) => {
+      const cleared = statements.clearReservation.run(fence(id, reservation)).changes === 1;
+      // Usually a dead holder's work, runnable again (a spurious wake-up costs one scan).
+      if (cleared) notifier.notify();
+      return cleared;
     });
   }
 
@@ -196,8 +227,8 @@ export class SqliteBackend implements StoreBackend {
     });
   }
 
-  async subscribeWakeups(_listener: () => void): Promise<() => Promise<void>> {
-    return async () => {};
+  async subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
+    return this.#open().wakeups.subscribe(listener);
   }
 
   #open(): Connection {
@@ -222,7 +253,7 @@ export class SqliteBackend implements StoreBackend {
 }
 
 /** Sets the connection up (WAL, schema) and prepares what it runs. Safe to repeat. */
-function connect(database: Database.Database): Connection {
+function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wakeups'> {
   // WAL: readers never block the writer nor each other. NORMAL is durable against
   // process crashes in WAL mode (an OS crash may lose the last commits, never corrupt).
   database.pragma('journal_mode = WAL');
