@@ -65,6 +65,32 @@ export function engineFaultTests(target: ConformanceTarget): void {
       },
     );
 
+    it('finishes a transaction whose stored info was corrupted during its last step, running it once', async () => {
+      const fate = await ctx.engine();
+      const { id } = await fate.seed(script(2, { sleepMs: 400, sleepAt: 2 }), { opName: 'op' });
+      await eventually(
+        'the last step is running',
+        async () => ctx.env.calls.has(`${id}:2`),
+        10_000,
+      );
+      await ctx.fixture.corrupt(id, 'info');
+      let view: Awaited<ReturnType<typeof fate.read>> | undefined;
+      await eventually(
+        'the transaction ends',
+        async () => {
+          view = await fate.read(id).catch(() => undefined);
+          return view?.status === Status.SUCCESSFUL || view?.status === Status.FAILED;
+        },
+        10_000,
+      );
+      // the holder's finishing write replaces the info whole with its own copy: the bytes
+      // written behind its back are gone, and the step ran once
+      expect(view?.status).toBe(Status.SUCCESSFUL);
+      expect(view?.info.opName).toBe('op');
+      await new Promise((r) => setTimeout(r, 300)); // a hot loop would run it again meanwhile
+      expect(ctx.env.calls.get(`${id}:2`)).toBe(1);
+    });
+
     it('never lets a step run on two live holders when shutdown runs out of time', async () => {
       // the second sorts first: where one leader cleans, it is the cleaner; it starts once
       // the step runs on the first, so the step surely is the first's
