@@ -1,4 +1,12 @@
-import { type FateId, type FatesStore, newFateId, type Reservation, Status } from '@fate/core';
+import {
+  type FateId,
+  type FatesStore,
+  inRange,
+  newFateId,
+  partitionRange,
+  type Reservation,
+  Status,
+} from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, step, useFixture } from '../store/context.js';
@@ -123,6 +131,37 @@ export function cleaningTests(target: ConformanceTarget): void {
         expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
       },
     );
+
+    it("sweeps a dead holder's reservations outside its share once the share's owner let them be", async () => {
+      // the cleaner's share is the lower half; the holder's transaction lies in the upper
+      // half, whose owner (dead too, or just started) never clears it
+      const lower = partitionRange({ partition: 0, total: 2 });
+      const holder = await ctx.client({ livenessTimeoutMs: 800 });
+      await holder.registerInstance();
+      let id: FateId | undefined;
+      for (let i = 0; i < 64 && id === undefined; i++) {
+        const seeded = (await ctx.store.seed({ step: step(), opName: 'op' })).id;
+        if (!inRange(seeded, lower)) id = seeded;
+      }
+      if (id === undefined) throw new Error('64 random ids all fell in the lower half');
+      await holder.reserve(id); // then it stops heartbeating, as a killed process would
+      const watchingSince = performance.now();
+      expect(await ctx.store.clearDeadReservations(lower), 'cleared at once').toEqual([]);
+      let cleared: FateId[] = [];
+      await eventually(
+        'the holder is swept from outside the share',
+        async () => {
+          cleared = (await ctx.store.clearDeadReservations(lower)).map((c) => c.id);
+          return cleared.length > 0;
+        },
+        5_000,
+      );
+      expect(cleared).toEqual([id]);
+      // judged dead after its 800 ms timeout, swept only half a timeout after that
+      expect(performance.now() - watchingSince).toBeGreaterThanOrEqual(1_200);
+      expect((await ctx.store.scanRunnable()).ids).toContain(id);
+      expect(await ctx.store.clearDeadReservations(lower), 'swept once').toEqual([]);
+    });
 
     it('clears a dead predecessor under the same instance id while its successor lives', async () => {
       const before = await ctx.client({ instanceId: 'w1', livenessTimeoutMs: 500 });

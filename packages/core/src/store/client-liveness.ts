@@ -120,7 +120,8 @@ export class ClientLiveness {
    * reserved after the listing is not in it, and one that did so before it is in the
    * observation, first seen now, so it is live. Only holders watched for a full timeout
    * without a renewal (or that wrote their tombstone) are cleared, each conditionally on
-   * its exact reservation, so two cleaners never do harm.
+   * its exact reservation, so two cleaners never do harm. With a range, holders that stay
+   * lapsed past it are swept from the whole id space too (`#sweepStrays`).
    */
   async clearDead(range: IdRange | undefined): Promise<ReservationEntry[]> {
     const held = await this.reservations(range);
@@ -132,6 +133,28 @@ export class ClientLiveness {
       this.#observer.track(lockId, at);
       if (this.#observer.verdict(lockId, at) === 'live') continue;
       if (await this.#clear(entry)) cleared.push(entry);
+    }
+    if (range) cleared.push(...(await this.#sweepStrays(at)));
+    return cleared;
+  }
+
+  /**
+   * A cleaner cleans its share; a holder whose share's owner died before clearing it would
+   * wait for that owner to be judged dead in turn (in a crash storm, again and again). So
+   * holders lapsed half a timeout longer than it takes to judge them are swept here once,
+   * wherever their reservations are: one listing by lock id per dead holder per engine.
+   */
+  async #sweepStrays(at: number): Promise<ReservationEntry[]> {
+    const cleared: ReservationEntry[] = [];
+    for (const lockId of this.#observer.strays(at)) {
+      if (lockId === this.#lockId) continue;
+      const rows = await this.#backend.call('reservations', (b) => b.reservations({ lockId }));
+      for (const row of rows) {
+        if (!isReservation(row.reservation) || row.reservation.lockId !== lockId) continue;
+        const entry = row as ReservationEntry;
+        if (await this.#clear(entry)) cleared.push(entry);
+      }
+      this.#observer.swept(lockId);
     }
     return cleared;
   }

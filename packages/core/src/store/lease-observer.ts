@@ -46,6 +46,8 @@ interface Seen {
   presentAt: number;
   group: string | undefined;
   gone: boolean;
+  /** `renewedAt` when its reservations were last swept across the whole id space. */
+  sweptAt?: number;
 }
 
 /**
@@ -152,6 +154,26 @@ export class LeaseObserver {
       }
     }
     return out.sort((a, b) => (a.lockId < b.lockId ? -1 : a.lockId > b.lockId ? 1 : 0));
+  }
+
+  /**
+   * Holders silent for their timeout and half as long again, not swept since they last
+   * renewed. By then the engine owning their share should have cleared them; when it did
+   * not (it died too, or joined too recently to judge), any observer sweeps them, once.
+   */
+  strays(at: number): string[] {
+    const out: string[] = [];
+    for (const [lockId, s] of this.#seen) {
+      if (s.gone || s.sweptAt === s.renewedAt) continue;
+      if (at - s.renewedAt >= 1.5 * this.#timeoutOf(s)) out.push(lockId);
+    }
+    return out;
+  }
+
+  /** The stray's reservations were swept; again only after it renews and lapses anew. */
+  swept(lockId: string): void {
+    const s = this.#seen.get(lockId);
+    if (s) s.sweptAt = s.renewedAt;
   }
 
   /** A holder's own declared timeout when it gave one (it renews by it), else ours. */
