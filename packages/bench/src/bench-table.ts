@@ -1,0 +1,41 @@
+import { round } from './bench-stats.js';
+
+/** A table as data, rendered as text for the terminal or as markdown for the docs. */
+export interface Table {
+  readonly title: string;
+  readonly headers: readonly string[];
+  readonly rows: readonly (readonly string[])[];
+}
+
+export const fmt = (v: number) => (Number.isFinite(v) ? round(v).toLocaleString('en-US') : '—');
+
+const numeric = (cell: string) => /^[\d,.—\s/×-]+$/.test(cell);
+
+export function textTable(t: Table): string {
+  const widths = t.headers.map((h, i) =>
+    Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (numeric(c) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
+  return [
+    t.title,
+    line(t.headers),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...t.rows.map(line),
+  ].join('\n');
+}
+
+export function markdownTable(t: Table): string {
+  const align = t.headers.map((_, i) =>
+    t.rows.every((r) => numeric(r[i] ?? '')) ? '---:' : '---',
+  );
+  const esc = (c: string) => c.replace(/\|/g, '\\|');
+  return [
+    `| ${t.headers.map(esc).join(' | ')} |`,
+    `| ${align.join(' | ')} |`,
+    ...t.rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
+  ].join('\n');
+}
