@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import { chartFileFor, scanChart } from './bench-chart.js';
 import type { BenchConfig, Mode } from './bench-config.js';
 import { modeMethod, modeTitle } from './bench-mode-method.js';
-import { modeTables } from './bench-mode-report.js';
+import { modeSummary, modeTables } from './bench-mode-report.js';
 import { errorsTable, markdownReport } from './bench-report.js';
 import type { BenchResults } from './bench-results.js';
 import { markdownTable } from './bench-table.js';
@@ -45,6 +45,8 @@ export function modeSection(results: BenchResults, config: BenchConfig): string 
   for (const t of [...modeTables(results), ...errors]) {
     out.push(`### ${t.title}`, '', markdownTable(t), '');
   }
+  const summary = modeSummary(results);
+  if (summary.length > 0) out.push(...summary, '');
   return out.join('\n');
 }
 

@@ -1,4 +1,5 @@
 import type { BackendName } from './bench-backends.js';
+import { POOL_LAYOUTS } from './bench-pools.js';
 import type { BenchResults, LatencyRow, RoundTripRow } from './bench-results.js';
 import { STORM } from './bench-storm.js';
 import { fmt, type Table } from './bench-table.js';
@@ -161,4 +162,40 @@ export function modeTables(results: BenchResults): Table[] {
   if (results.pools.length > 0) out.push(poolsTable(results));
   if (results.roundTrips.length > 0) out.push(roundTripTable(results.roundTrips));
   return out;
+}
+
+/** One sentence per backend and mode, against the issues' targets. */
+export function modeSummary(results: BenchResults): string[] {
+  const met = (ok: boolean) => (ok ? 'met' : 'not met');
+  const lines: string[] = [];
+  for (const r of results.storm) {
+    const target = STORM_TARGET_MS[r.backend];
+    const verdict =
+      target === undefined ? '' : ` against ≤ ${fmt(target)} ms: ${met(r.maxResumeMs <= target)}`;
+    lines.push(
+      `${r.backend}: storm max kill-to-resume ${fmt(r.maxResumeMs)} ms${verdict} ` +
+        `(${r.victims} victims of ${r.killsWithVictims} kills); lost ${r.lost}, overlaps ${r.overlaps}.`,
+    );
+  }
+  for (const r of results.backlog.filter((b) => b.processes === 1)) {
+    const target = BACKLOG_TARGET[`${r.backend} 1×${r.workers}`];
+    const minimum = Number(/[\d,]+/.exec(target ?? '')?.[0]?.replace(/,/g, ''));
+    if (!target || !Number.isFinite(minimum)) continue;
+    lines.push(
+      `${r.backend}: backlog 1 × ${r.workers} ${fmt(r.txPerSec)} tx/s against ${target}: ${met(r.txPerSec >= minimum)}.`,
+    );
+  }
+  for (const backend of new Set(results.pools.map((r) => r.backend))) {
+    const p99 = (layout: string, slow: boolean) =>
+      results.pools.find(
+        (r) => r.backend === backend && r.layout === layout && r.slowBacklog > 0 === slow,
+      )?.p99Ms ?? Number.NaN;
+    const [pools, single] = [POOL_LAYOUTS[0]?.name ?? '', POOL_LAYOUTS[1]?.name ?? ''];
+    lines.push(
+      `${backend}: fast-op p99 behind the slow backlog ${fmt(p99(pools, true))} ms with pools, ` +
+        `${fmt(p99(single, true))} ms with ${single} (no backlog: ${fmt(p99(pools, false))} and ` +
+        `${fmt(p99(single, false))} ms).`,
+    );
+  }
+  return lines.map((l) => `- ${l}`);
 }

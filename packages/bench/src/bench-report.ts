@@ -1,5 +1,5 @@
 import type { BenchConfig } from './bench-config.js';
-import { modeTables } from './bench-mode-report.js';
+import { modeSummary, modeTables } from './bench-mode-report.js';
 import { type BenchResults, describeBackend, type ScanRow } from './bench-results.js';
 import { fmt, markdownTable, type Table, textTable } from './bench-table.js';
 import { THROUGHPUT_MODE } from './bench-throughput.js';
@@ -142,6 +142,7 @@ export function textReport(results: BenchResults): string {
     if (i === 0 && results.scan.length > 0) lines.push(...scanSummary(results.scan), '');
   }
   if (results.throughput.length > 0) lines.push(`throughput: ${THROUGHPUT_MODE}`);
+  lines.push(...modeSummary(results));
   return lines.join('\n');
 }
 
