@@ -50,16 +50,16 @@ function bullets(c: BenchConfig): string[] {
           `then on, every ${fmt(c.stormKillEveryMs)} ms a random process is SIGKILLed and a new one started at ` +
           `once, ${c.stormKills} times. Every process appends each step's start and end to one log ` +
           'with `appendFileSync` (wall clock), so a SIGKILL loses nothing it logged.',
-        "*Victims*: the killed process's reservations, listed right after it died (they stay " +
-          'until its liveness lapses). *Kill-to-resume*: from the SIGKILL until a victim begins ' +
+        "_Victims_: the killed process's reservations, listed right after it died (they stay " +
+          'until its liveness lapses). _Kill-to-resume_: from the SIGKILL until a victim begins ' +
           'a step in another process; p50 and max over all victims of all kills. A kill of a ' +
           'process holding nothing has no victims.',
-        '*Lost*: transactions not SUCCESSFUL in the store once it has nothing runnable or ' +
-          'reserved (120 s at most). *Steps run twice*: step runs beyond one per step (a step ' +
-          'the kill cut short runs again). *Overlaps*: two runs of one step of a transaction in ' +
+        '_Lost_: transactions not SUCCESSFUL in the store once it has nothing runnable or ' +
+          'reserved (120 s at most). _Steps run twice_: step runs beyond one per step (a step ' +
+          'the kill cut short runs again). _Overlaps_: two runs of one step of a transaction in ' +
           "two processes overlapping in time, a killed process's runs ending at its kill. " +
-          '*Work done after*: from the end of seeding to the last step.',
-        'Targets (issue 10): max ≤ 5 s on SQLite and Redis, ≤ 6 s on ZooKeeper. *Max before*: ' +
+          '_Work done after_: from the end of seeding to the last step.',
+        'Targets (issue 10): max ≤ 5 s on SQLite and Redis, ≤ 6 s on ZooKeeper. _Max before_: ' +
           'what issue 10 measured before its work (2,000 transactions).',
       ];
     case 'backlog':
@@ -70,8 +70,8 @@ function bullets(c: BenchConfig): string[] {
           "from `go` to the last 'finished' event (each process stamps its own, on the one " +
           "host's wall clock). The store then confirms every transaction SUCCESSFUL. A fresh " +
           `store and fresh processes every run; each figure is the median of ${c.backlogRepeats} runs.`,
-        '*Worker CPU*: `process.cpuUsage()` (user + system) of the worker processes from `go` ' +
-          'to the end, summed, per transaction. *Server CPU*: `used_cpu_sys + used_cpu_user` ' +
+        '_Worker CPU_: `process.cpuUsage()` (user + system) of the worker processes from `go` ' +
+          'to the end, summed, per transaction. _Server CPU_: `used_cpu_sys + used_cpu_user` ' +
           "of Redis's `INFO cpu` over the same span (other servers: not measured).",
         '**Latency from another process.** One idle engine process (4 workers, default ' +
           'finder backoff); this process seeds one no-op transaction at a time through its ' +
@@ -80,8 +80,8 @@ function bullets(c: BenchConfig): string[] {
           'with sub-millisecond resolution (`performance.timeOrigin + performance.now()`). ' +
           "Without wake-ups (SQLite) the figure is the finder's poll backoff (25 ms, ×1.5 + 25 " +
           'ms, up to 1 s) and depends on the spacing: 10–30 ms apart gives about 11 ms.',
-        '*Before*: the figures issue 17 reports, measured the same way before its work; ' +
-          '*target*: what it asks for.',
+        '_Before_: the figures issue 17 reports, measured the same way before its work; ' +
+          '_target_: what it asks for.',
       ];
     case 'pools':
       return [
@@ -95,16 +95,16 @@ function bullets(c: BenchConfig): string[] {
     case 'roundtrips':
       return [
         "The backend is wrapped in the conformance suite's `FaultyBackend`, injecting nothing: " +
-          'it counts every call by operation. A *call* is one backend operation: one statement ' +
+          'it counts every call by operation. A _call_ is one backend operation: one statement ' +
           'or transaction on SQLite and PostgreSQL (after an insert PostgreSQL also sends a ' +
           '`pg_notify`, at most one in flight), one command or Lua script on Redis; on ' +
           'ZooKeeper one call can be several requests.',
         `${fmt(c.roundTripTxs)} no-op transactions of 1 and of 5 steps are seeded one at a time (\`seed\`, ` +
           '16 in flight) through that client, then one engine of 16 workers on it drains them; ' +
           'every call from the first seed to the last finish, divided by the transactions. ' +
-          "*Own*: the transaction's own calls (insert, tryReserve, write, read, " +
+          "_Own_: the transaction's own calls (insert, tryReserve, write, read, " +
           'clearReservation); the rest (scans, heartbeats, liveness listings) are shared.',
-        '*Server*: what the server handled per transaction over the same span, on a server ' +
+        '_Server_: what the server handled per transaction over the same span, on a server ' +
           "of the benchmark's own: Redis commands (`total_commands_processed`, those run inside " +
           'scripts included), ZooKeeper requests (`Received` of `stat`, pings included).',
       ];

@@ -28,14 +28,17 @@ export function textTable(t: Table): string {
   ].join('\n');
 }
 
+/** A markdown table with padded columns, as the formatter (biome) leaves it. */
 export function markdownTable(t: Table): string {
-  const align = t.headers.map((_, i) =>
-    t.rows.every((r) => numeric(r[i] ?? '')) ? '---:' : '---',
-  );
   const esc = (c: string) => c.replace(/\|/g, '\\|');
-  return [
-    `| ${t.headers.map(esc).join(' | ')} |`,
-    `| ${align.join(' | ')} |`,
-    ...t.rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
-  ].join('\n');
+  const right = t.headers.map((_, i) => t.rows.every((r) => numeric(r[i] ?? '')));
+  const widths = t.headers.map((h, i) =>
+    Math.max(3, esc(h).length, ...t.rows.map((r) => esc(r[i] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    `| ${cells
+      .map((c, i) => (right[i] ? esc(c).padStart(widths[i] ?? 0) : esc(c).padEnd(widths[i] ?? 0)))
+      .join(' | ')} |`;
+  const rule = widths.map((w, i) => (right[i] ? `${'-'.repeat(w - 1)}:` : '-'.repeat(w)));
+  return [line(t.headers), `| ${rule.join(' | ')} |`, ...t.rows.map(line)].join('\n');
 }
