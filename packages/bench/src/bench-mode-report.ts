@@ -26,6 +26,12 @@ const BACKLOG_BEFORE: Record<string, string> = {
   'sqlite 2×16': '3,700 tx/s',
   'redis 1×16': '6,900 tx/s, ~138 + 83 µs',
 };
+/** Issue 17: a simple job queue on the same store, same machine and run. */
+const BACKLOG_QUEUE: Record<string, string> = {
+  'sqlite 1×16': 'plainjob 6,200 jobs/s, ~111 µs',
+  'sqlite 2×16': 'plainjob 7,600 jobs/s',
+  'redis 1×16': 'BullMQ 9,600 jobs/s, ~82 + 50 µs',
+};
 const BACKLOG_TARGET: Record<string, string> = {
   'sqlite 1×16': '≥ 9,000 tx/s',
   'redis 1×16': '≥ 12,000 tx/s',
@@ -33,6 +39,10 @@ const BACKLOG_TARGET: Record<string, string> = {
 };
 /** Issue 17: seed-to-start p50 from another process, before and targets, ms. */
 const LATENCY_BEFORE: Partial<Record<BackendName, string>> = { sqlite: '11.2', redis: '3.0' };
+const LATENCY_QUEUE: Partial<Record<BackendName, string>> = {
+  sqlite: 'plainjob 5.5 (10 ms poll)',
+  redis: 'BullMQ 2.6',
+};
 const LATENCY_TARGET: Partial<Record<BackendName, string>> = {
   sqlite: '< 3',
   redis: '≤ 2.5',
@@ -86,6 +96,7 @@ function backlogTable(results: BenchResults): Table {
       'worker CPU µs/tx',
       'server CPU µs/tx',
       'before (issue 17)',
+      'a simple queue (issue 17)',
       'target',
     ],
     rows: results.backlog.map((r) => {
@@ -98,6 +109,7 @@ function backlogTable(results: BenchResults): Table {
         fmt(r.workerCpuUsPerTx),
         r.serverCpuUsPerTx === undefined ? '—' : fmt(r.serverCpuUsPerTx),
         BACKLOG_BEFORE[key] ?? '—',
+        BACKLOG_QUEUE[key] ?? '—',
         BACKLOG_TARGET[key] ?? '—',
       ];
     }),
@@ -107,7 +119,16 @@ function backlogTable(results: BenchResults): Table {
 function processLatencyTable(rows: readonly LatencyRow[]): Table {
   return {
     title: 'Seed-to-start latency from another process, idle engine (ms)',
-    headers: ['backend', 'p50', 'p99', 'max', 'samples', 'p50 before (issue 17)', 'target p50'],
+    headers: [
+      'backend',
+      'p50',
+      'p99',
+      'max',
+      'samples',
+      'p50 before (issue 17)',
+      'a simple queue',
+      'target p50',
+    ],
     rows: rows.map((r) => [
       r.backend,
       ms(r.p50Ms),
@@ -115,6 +136,7 @@ function processLatencyTable(rows: readonly LatencyRow[]): Table {
       ms(r.maxMs),
       String(r.samples),
       LATENCY_BEFORE[r.backend] ?? '—',
+      LATENCY_QUEUE[r.backend] ?? '—',
       LATENCY_TARGET[r.backend] ?? '—',
     ]),
   };
