@@ -35,8 +35,8 @@ export function modeMethod(c: BenchConfig): string[] {
 }
 
 const DEFAULTS =
-  'each a `Fate` with the default liveness settings (timeout 3,000 ms, heartbeat and ' +
-  'dead-holder check every 750 ms), forked the way the engine conformance suite forks its ' +
+  'each a `Fate` with the default liveness settings: timeout 3,000 ms, heartbeat and ' +
+  'dead-holder check every 750 ms; forked the way the engine conformance suite forks its ' +
   'children';
 
 function bullets(c: BenchConfig): string[] {
@@ -45,7 +45,7 @@ function bullets(c: BenchConfig): string[] {
       return [];
     case 'storm':
       return [
-        `3 engine processes × 8 workers, ${DEFAULTS}, run ${fmt(c.stormTxs)} transactions of 3 steps ` +
+        `3 engine processes × 8 workers (${DEFAULTS}) run ${fmt(c.stormTxs)} transactions of 3 steps ` +
           '(10–30 ms each, drawn per transaction), seeded with `seedMany` while they run. From ' +
           `then on, every ${fmt(c.stormKillEveryMs)} ms a random process is SIGKILLed and a new one started at ` +
           `once, ${c.stormKills} times. Every process appends each step's start and end to one log ` +
@@ -64,8 +64,9 @@ function bullets(c: BenchConfig): string[] {
       ];
     case 'backlog':
       return [
-        `**Backlog.** ${fmt(c.backlogTxs)} one-step no-op transactions (ZooKeeper: ${fmt(c.backlogZkTxs)}, as 20,000 ` +
-          'take minutes there) are seeded first with `seedMany`, untimed; then P worker ' +
+        `**Backlog.** ${fmt(c.backlogTxs)} one-step no-op transactions (ZooKeeper: ${fmt(c.backlogZkTxs)}: it drains ` +
+          'about 600 a second, so 20,000 would take the 6 runs over 4 minutes) are seeded ' +
+          'first with `seedMany`, untimed; then P worker ' +
           `processes × W workers (${DEFAULTS}) are told \`go\` together, and the clock runs ` +
           "from `go` to the last 'finished' event (each process stamps its own, on the one " +
           "host's wall clock). The store then confirms every transaction SUCCESSFUL. A fresh " +
@@ -80,8 +81,9 @@ function bullets(c: BenchConfig): string[] {
           'with sub-millisecond resolution (`performance.timeOrigin + performance.now()`). ' +
           "Without wake-ups (SQLite) the figure is the finder's poll backoff (25 ms, ×1.5 + 25 " +
           'ms, up to 1 s) and depends on the spacing: 10–30 ms apart gives about 11 ms.',
-        '_Before_: the figures issue 17 reports, measured the same way before its work; ' +
-          '_target_: what it asks for.',
+        '_Before_ and _a simple queue_: the figures issue 17 reports from before its work, ' +
+          'measured on this machine (how its latency samples were spaced it does not say); ' +
+          '_target_: what it asks for. _tx/s of each run_ shows how much runs vary.',
       ];
     case 'pools':
       return [
