@@ -12,6 +12,7 @@ import {
 } from '@fate/test-services';
 import { dropPostgresSchema, dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
 import { clusterCommandCounts } from './bench-cluster.js';
+import { redisCommands, redisCpuSeconds, zkRequestsReceived } from './bench-server-stats.js';
 
 export type BackendName = 'sqlite' | 'redis' | 'zk' | 'postgres' | 'memory' | 'redis-cluster';
 
@@ -46,6 +47,14 @@ export interface BenchBackend {
     readonly shards: readonly number[];
     commandCounts(): Promise<Record<string, number>>;
   };
+  /** CPU seconds the store's server has used so far, where it says (Redis `INFO cpu`). */
+  serverCpuSeconds?(): Promise<number>;
+  /** Requests or commands the store's server has handled so far, where it says. */
+  readonly serverRequests?: {
+    /** What is counted, for the report. */
+    readonly what: string;
+    count(): Promise<number>;
+  };
   /** Destroys every namespace still present and stops a server this script started. */
   stop(): Promise<void>;
 }
@@ -78,12 +87,31 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
       const service = await startRedis();
       const external = Boolean(process.env.FATE_REDIS_URL);
       const where = external ? `FATE_REDIS_URL (${service.url})` : 'a private redis-server';
-      return tracked(name, `${where}, a key prefix per namespace`, true, service, async () => {
-        const prefix = `fate-bench-${unique()}`;
-        const url = new URL(service.url);
-        url.searchParams.set('prefix', prefix);
-        return { url: url.href, destroy: () => dropRedisPrefix(service.url, prefix) };
-      });
+      const backend = tracked(
+        name,
+        `${where}, a key prefix per namespace`,
+        true,
+        service,
+        async () => {
+          const prefix = `fate-bench-${unique()}`;
+          const url = new URL(service.url);
+          url.searchParams.set('prefix', prefix);
+          return { url: url.href, destroy: () => dropRedisPrefix(service.url, prefix) };
+        },
+      );
+      return {
+        ...backend,
+        serverCpuSeconds: () => redisCpuSeconds(service.url),
+        // a server of our own: nobody else's commands in the count
+        ...(external
+          ? {}
+          : {
+              serverRequests: {
+                what: 'Redis commands, those inside scripts included',
+                count: () => redisCommands(service.url),
+              },
+            }),
+      };
     }
     case 'redis-cluster': {
       const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 0 });
@@ -116,7 +144,7 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
       const external = Boolean(process.env.FATE_ZK_CONNECT);
       const connect = service.url.replace(/^zk:\/\//, '').replace(/\/.*$/, '');
       const where = external ? `FATE_ZK_CONNECT (${connect})` : 'a private ZooKeeper server';
-      return tracked(name, `${where}, a chroot per namespace`, true, service, async () => {
+      const backend = tracked(name, `${where}, a chroot per namespace`, true, service, async () => {
         const chroot = `/fate-bench-${unique()}`;
         return {
           url: `zk://${connect}${chroot}`,
@@ -125,6 +153,9 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
           destroy: external ? () => dropZkTree(connect, chroot) : async () => undefined,
         };
       });
+      const what = 'ZooKeeper requests received, pings included';
+      if (external) return backend;
+      return { ...backend, serverRequests: { what, count: () => zkRequestsReceived(connect) } };
     }
   }
 }

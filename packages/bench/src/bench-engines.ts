@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { Fate, type FateEvents, type FatesStore, openStore } from '@fate/core';
+import {
+  Fate,
+  type FateEvents,
+  type FatesStore,
+  openStore,
+  type PoolOptions,
+  Status,
+} from '@fate/core';
 import { progress } from './bench-results.js';
 import { BENCH_STEPS, type BenchEnv } from './bench-steps.js';
 
@@ -15,14 +22,15 @@ export interface Engines {
 export const ENGINE_MODE = 'in-process Fate instances, each on its own store client';
 
 /**
- * Starts `count` engines with default partitioning (membership) and finder backoff, and
- * resolves once every one of them sees all `count` as live: measuring starts from a
- * settled partition split, not from the seconds it takes to converge.
+ * Starts `count` engines (each with `workers` in one pool, or with these pools) with default
+ * partitioning (membership) and finder backoff, and resolves once every one of them sees
+ * all `count` as live: measuring starts from a settled partition split, not from the
+ * seconds it takes to converge.
  */
 export async function startEngines(
   url: string,
   count: number,
-  workers: number,
+  workers: number | readonly PoolOptions[],
   env: BenchEnv,
   onEvent: Listener = () => undefined,
 ): Promise<Engines> {
@@ -47,8 +55,9 @@ export async function startEngines(
         }
         onEvent(type, event);
       };
+      const pool = typeof workers === 'number' ? { workers } : { pools: workers };
       fates.push(
-        new Fate<BenchEnv>({ store, env, steps: BENCH_STEPS, workers, onEvent: listener }),
+        new Fate<BenchEnv>({ store, env, steps: BENCH_STEPS, ...pool, onEvent: listener }),
       );
     }
     await Promise.all(fates.map((f) => f.start()));
@@ -62,4 +71,31 @@ export async function startEngines(
     throw error;
   }
   return { fates, stop };
+}
+
+/** Transactions the store holds as SUCCESSFUL (a listing: every such record is read). */
+export async function countSucceeded(store: FatesStore): Promise<number> {
+  return (await store.list({ statuses: [Status.SUCCESSFUL] })).length;
+}
+
+/**
+ * Waits until the store holds `total` SUCCESSFUL transactions or `timeoutMs` passed; the
+ * count it saw last. Until nothing is runnable or reserved, it only asks that (two cheap
+ * calls every 200 ms), not for the listing.
+ */
+export async function waitSucceeded(
+  store: FatesStore,
+  total: number,
+  timeoutMs: number,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let succeeded = 0;
+  for (;;) {
+    const busy =
+      (await store.scanRunnable(undefined, { limit: 1 })).ids.length > 0 ||
+      (await store.reservations()).length > 0;
+    if (!busy) succeeded = await countSucceeded(store);
+    if (succeeded >= total || Date.now() > deadline) return succeeded;
+    await new Promise((r) => setTimeout(r, busy ? 200 : 1_000));
+  }
 }

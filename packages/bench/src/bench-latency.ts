@@ -2,43 +2,10 @@ import { type FateId, openStore } from '@fate/core';
 import type { BenchBackend } from './bench-backends.js';
 import type { BenchConfig } from './bench-config.js';
 import { startEngines } from './bench-engines.js';
+import { Moments } from './bench-moments.js';
 import { type LatencyRow, progress } from './bench-results.js';
 import { percentile, sleep } from './bench-stats.js';
-import { type BenchEnv, NoopStep, noopStepData } from './bench-steps.js';
-
-/** The moments step calls began, and who waits for which. */
-class CallClock implements BenchEnv {
-  readonly #seen = new Map<string, number>();
-  readonly #waiting = new Map<string, (at: number) => void>();
-
-  onCall(id: FateId): void {
-    const at = performance.now();
-    const waiter = this.#waiting.get(id);
-    if (waiter) {
-      this.#waiting.delete(id);
-      waiter(at);
-    } else this.#seen.set(id, at);
-  }
-
-  /** When `id`'s step call began (it may have begun before the seed call returned). */
-  startOf(id: FateId, timeoutMs: number): Promise<number> {
-    const seen = this.#seen.get(id);
-    if (seen !== undefined) {
-      this.#seen.delete(id);
-      return Promise.resolve(seen);
-    }
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiting.delete(id);
-        reject(new Error(`the step of ${id} did not start within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.#waiting.set(id, (at) => {
-        clearTimeout(timer);
-        resolve(at);
-      });
-    });
-  }
-}
+import { NoopStep, noopStepData } from './bench-steps.js';
 
 /**
  * Seed-to-start latency on an idle engine (one instance, default finder backoff): from
@@ -52,8 +19,9 @@ export async function benchLatency(
   config: BenchConfig,
 ): Promise<LatencyRow[]> {
   const ns = await backend.namespace();
-  const clock = new CallClock();
-  const engines = await startEngines(ns.url, 1, 4, clock);
+  const starts = new Moments();
+  const env = { onCall: (id: FateId) => starts.record(id, performance.now()) };
+  const engines = await startEngines(ns.url, 1, 4, env);
   const producer = await openStore(ns.url);
   const fate = engines.fates[0];
   try {
@@ -67,27 +35,8 @@ export async function benchLatency(
       LatencyRow['seededBy'],
       () => Promise<{ id: FateId }>,
     ][]) {
-      const [min, max] = config.latencySpacingMs;
-      const samples: number[] = [];
-      await sleep(max);
-      for (let i = 0; i < config.latencySamples; i++) {
-        await sleep(min + Math.random() * (max - min));
-        const before = performance.now();
-        const { id } = await seed();
-        samples.push((await clock.startOf(id, 10_000)) - before);
-      }
-      const row: LatencyRow = {
-        backend: backend.name,
-        seededBy,
-        samples: samples.length,
-        p50Ms: percentile(samples, 50),
-        p99Ms: percentile(samples, 99),
-        maxMs: Math.max(...samples),
-      };
-      rows.push(row);
-      progress(
-        `  latency (${seededBy}): p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, ` +
-          `max ${row.maxMs.toFixed(1)} ms over ${row.samples} samples`,
+      rows.push(
+        await sampleLatency(backend, config, seededBy, seed, starts, () => performance.now()),
       );
     }
     return rows;
@@ -96,4 +45,40 @@ export async function benchLatency(
     await producer.close();
     await ns.destroy();
   }
+}
+
+/**
+ * `config.latencySamples` seeds, spaced by a random pause in `config.latencySpacingMs`;
+ * each sample is from just before `seed` (by `now`) to the moment `starts` records.
+ */
+export async function sampleLatency(
+  backend: BenchBackend,
+  config: BenchConfig,
+  seededBy: LatencyRow['seededBy'],
+  seed: () => Promise<{ id: FateId }>,
+  starts: Moments,
+  now: () => number,
+): Promise<LatencyRow> {
+  const [min, max] = config.latencySpacingMs;
+  const samples: number[] = [];
+  await sleep(max);
+  for (let i = 0; i < config.latencySamples; i++) {
+    await sleep(min + Math.random() * (max - min));
+    const before = now();
+    const { id } = await seed();
+    samples.push((await starts.of(id, 10_000)) - before);
+  }
+  const row: LatencyRow = {
+    backend: backend.name,
+    seededBy,
+    samples: samples.length,
+    p50Ms: percentile(samples, 50),
+    p99Ms: percentile(samples, 99),
+    maxMs: Math.max(...samples),
+  };
+  progress(
+    `  latency (${seededBy}): p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, ` +
+      `max ${row.maxMs.toFixed(1)} ms over ${row.samples} samples`,
+  );
+  return row;
 }

@@ -1,16 +1,8 @@
 import type { BenchConfig } from './bench-config.js';
+import { modeSummary, modeTables } from './bench-mode-report.js';
 import { type BenchResults, describeBackend, type ScanRow } from './bench-results.js';
-import { round } from './bench-stats.js';
+import { fmt, markdownTable, type Table, textTable } from './bench-table.js';
 import { THROUGHPUT_MODE } from './bench-throughput.js';
-
-/** A table as data, rendered as text for the terminal or as markdown for the docs. */
-interface Table {
-  readonly title: string;
-  readonly headers: readonly string[];
-  readonly rows: readonly (readonly string[])[];
-}
-
-const fmt = (v: number) => (Number.isFinite(v) ? round(v).toLocaleString('en-US') : '—');
 
 function scanTable(rows: readonly ScanRow[]): Table {
   const find = (b: string, p: number, s: string) =>
@@ -120,45 +112,17 @@ export function tables(results: BenchResults): Table[] {
       ]),
     });
   }
-  if (results.errors.length > 0) {
-    out.push({
-      title: 'Not measured',
-      headers: ['backend', 'measure', 'error'],
-      rows: results.errors.map((e) => [e.backend, e.measure, e.message]),
-    });
-  }
+  out.push(...modeTables(results));
+  if (results.errors.length > 0) out.push(errorsTable(results));
   return out;
 }
 
-const numeric = (cell: string) => /^[\d,.—\s/×-]+$/.test(cell);
-
-export function textTable(t: Table): string {
-  const widths = t.headers.map((h, i) =>
-    Math.max(h.length, ...t.rows.map((r) => (r[i] ?? '').length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((c, i) => (numeric(c) ? c.padStart(widths[i] ?? 0) : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [
-    t.title,
-    line(t.headers),
-    widths.map((w) => '-'.repeat(w)).join('  '),
-    ...t.rows.map(line),
-  ].join('\n');
-}
-
-export function markdownTable(t: Table): string {
-  const align = t.headers.map((_, i) =>
-    t.rows.every((r) => numeric(r[i] ?? '')) ? '---:' : '---',
-  );
-  const esc = (c: string) => c.replace(/\|/g, '\\|');
-  return [
-    `| ${t.headers.map(esc).join(' | ')} |`,
-    `| ${align.join(' | ')} |`,
-    ...t.rows.map((r) => `| ${r.map(esc).join(' | ')} |`),
-  ].join('\n');
+export function errorsTable(results: BenchResults): Table {
+  return {
+    title: 'Not measured',
+    headers: ['backend', 'measure', 'error'],
+    rows: results.errors.map((e) => [e.backend, e.measure, e.message]),
+  };
 }
 
 export function machineLines(results: BenchResults): string[] {
@@ -178,6 +142,7 @@ export function textReport(results: BenchResults): string {
     if (i === 0 && results.scan.length > 0) lines.push(...scanSummary(results.scan), '');
   }
   if (results.throughput.length > 0) lines.push(`throughput: ${THROUGHPUT_MODE}`);
+  lines.push(...modeSummary(results));
   return lines.join('\n');
 }
 
@@ -208,20 +173,20 @@ export function markdownReport(
     '  90% not (created, NEW), loaded with many requests in flight. For each partition count P,',
     '  every partition is scanned with the hash and with the range scanner',
     `  (${config.scanRepeats} times each, median per partition); the table shows the mean over the`,
-    '  P partitions: what one of P instances reads and waits per scan. *Items read* is what the',
+    '  P partitions: what one of P instances reads and waits per scan. _Items read_ is what the',
     '  backend reports reading (`ScanResult.itemsRead`: rows, keys or znodes). A hash partition',
     '  reads every runnable transaction and keeps its share; a range partition asks a sorted store',
-    '  for its id range only. *ms* is the wall time of the scanner call, filtering included.',
+    '  for its id range only. _ms_ is the wall time of the scanner call, filtering included.',
     `- **Throughput.** ${config.throughputTxs} no-op transactions of 1 and 5 steps, seeded while the`,
     `  engines run, counted by their 'finished' events; ${THROUGHPUT_MODE}.`,
     '  Default finder backoff and partitioning (membership, range scanner).',
     `- **Latency.** ${config.latencySamples} samples per row, ${config.latencySpacingMs[0]}–${config.latencySpacingMs[1]} ms apart, on an idle`,
-    "  engine: from just before `seed` until the step's `call` begins. *other-client* seeds through",
+    "  engine: from just before `seed` until the step's `call` begins. _other-client_ seeds through",
     "  a separate store client, so only the backend's wake-ups (or, without them, the finder's",
-    '  next poll) start the work; *same-instance* seeds through `fate.seed`, which also wakes the',
+    '  next poll) start the work; _same-instance_ seeds through `fate.seed`, which also wakes the',
     '  local finder.',
     '- **Recovery.** Two engine processes with the default liveness settings (timeout 3,000 ms,',
-    '  heartbeat 1,000 ms, dead-reservation check 1,000 ms) run slow transactions; the one',
+    '  heartbeat and dead-reservation check every 750 ms) run slow transactions; the one',
     '  holding reservations is killed with SIGKILL; the time until one of its transactions',
     `  begins its step on the other process (median of ${config.recoveryTrials}).`,
     '',

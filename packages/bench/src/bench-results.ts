@@ -47,8 +47,11 @@ export interface ThroughputRow {
 
 export interface LatencyRow {
   readonly backend: BackendName;
-  /** `other-client`: seeded through a separate store client; `same-instance`: `fate.seed`. */
-  readonly seededBy: 'other-client' | 'same-instance';
+  /**
+   * `other-client`: seeded through a separate store client; `same-instance`: `fate.seed`;
+   * `other-process`: the engine runs in a child process, the seed comes from this one.
+   */
+  readonly seededBy: 'other-client' | 'same-instance' | 'other-process';
   readonly samples: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -62,6 +65,85 @@ export interface RecoveryRow {
   readonly trials: readonly number[];
   /** Transactions the killed instance held. */
   readonly held: number;
+}
+
+/** A crash storm: engine processes SIGKILLed one after another while they work. */
+export interface StormRow {
+  readonly backend: BackendName;
+  readonly processes: number;
+  /** Workers per process. */
+  readonly workers: number;
+  readonly txs: number;
+  readonly steps: number;
+  readonly kills: number;
+  readonly killEveryMs: number;
+  /** Kills that hit a process holding transactions. */
+  readonly killsWithVictims: number;
+  /** Transactions the killed processes held when killed, over all kills. */
+  readonly victims: number;
+  /** From a kill until each victim begins a step in another process: p50 and max, ms. */
+  readonly p50ResumeMs: number;
+  readonly maxResumeMs: number;
+  /** Seeded transactions not SUCCESSFUL in the store when the run gave up (must be 0). */
+  readonly lost: number;
+  /** Step runs beyond one per step: steps run again after a kill cut them short. */
+  readonly stepsRunTwice: number;
+  /** Runs of one step by two processes overlapping in time while both were live (must be 0). */
+  readonly overlaps: number;
+  /** From the end of seeding (the kills' schedule starts) until the last step ended, s. */
+  readonly workSeconds: number;
+  /** The max kill-to-resume of each kill's victims, ms; NaN for a kill that hit none. */
+  readonly maxResumeMsByKill: readonly number[];
+}
+
+/** A backlog drained by worker processes: one run's figures. */
+export interface BacklogRun {
+  readonly txPerSec: number;
+  /** CPU time of the worker processes per transaction, µs. */
+  readonly workerCpuUsPerTx: number;
+  /** CPU time of the store's server per transaction (Redis `INFO cpu`), µs. */
+  readonly serverCpuUsPerTx?: number;
+}
+
+export interface BacklogRow extends BacklogRun {
+  readonly backend: BackendName;
+  readonly processes: number;
+  /** Workers per process. */
+  readonly workers: number;
+  readonly txs: number;
+  /** Every run; the row's figures are the median of each over them. */
+  readonly runs: readonly BacklogRun[];
+}
+
+/** Seed-to-finish latency of a fast op, with or without a backlog of slow ones. */
+export interface PoolsRow {
+  readonly backend: BackendName;
+  readonly layout: string;
+  /** Slow transactions seeded before the fast ones (0: none). */
+  readonly slowBacklog: number;
+  readonly samples: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** Backend calls per transaction, by operation, counted by wrapping the backend. */
+export interface RoundTripRow {
+  readonly backend: BackendName;
+  readonly steps: number;
+  readonly txs: number;
+  /** Calls per transaction of each operation called at least once. */
+  readonly perTx: Readonly<Record<string, number>>;
+  /** Calls of the transaction's own (insert, tryReserve, write, read, clearReservation). */
+  readonly own: number;
+  /** Scans, liveness and listings, per transaction over the run. */
+  readonly background: number;
+  readonly total: number;
+  /**
+   * What the store's server handled per transaction over the same span, where it says
+   * (`BenchBackend.serverRequests`: Redis commands, ZooKeeper requests).
+   */
+  readonly serverPerTx?: number;
 }
 
 /** A measurement that could not be made (a backend not working, a timeout). */
@@ -91,6 +173,12 @@ export interface BenchResults {
   readonly throughput: ThroughputRow[];
   readonly latency: LatencyRow[];
   readonly recovery: RecoveryRow[];
+  readonly storm: StormRow[];
+  /** Seed-to-start latency with the engine in another process (the backlog mode's). */
+  readonly processLatency: LatencyRow[];
+  readonly backlog: BacklogRow[];
+  readonly pools: PoolsRow[];
+  readonly roundTrips: RoundTripRow[];
   readonly errors: BenchError[];
 }
 

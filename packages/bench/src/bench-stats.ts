@@ -58,3 +58,10 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
     clearTimeout(timer);
   }
 }
+
+/**
+ * Wall-clock epoch ms with sub-millisecond resolution (the process's start on the wall clock
+ * plus its monotonic clock): comparable between processes on one host, as the engine
+ * suite's children log their steps.
+ */
+export const wallNow = (): number => performance.timeOrigin + performance.now();

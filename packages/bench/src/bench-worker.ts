@@ -1,29 +1,66 @@
-// One engine process for the recovery benchmark: a Fate instance with the default liveness
-// settings on the shared store. It tells the parent over IPC when it is ready and when a
-// step's call begins (with its own clock: parent and child share the machine's).
+// One engine process for the benchmarks that need several (recovery, storm, backlog,
+// latency from another process): a Fate instance with the default liveness settings on the
+// shared store. Arguments: store URL, instance id, WorkerOptions as JSON (see
+// bench-processes.ts, which forks it).
+import { appendFileSync } from 'node:fs';
 import { Fate, openStore } from '@fate/core';
+import type { ParentMessage, WorkerMessage, WorkerOptions } from './bench-processes.js';
+import { wallNow } from './bench-stats.js';
 import { BENCH_STEPS, type BenchEnv } from './bench-steps.js';
 
-export type WorkerMessage =
-  | { readonly kind: 'ready'; readonly instance: string }
-  | { readonly kind: 'step'; readonly instance: string; readonly id: string; readonly at: number };
-
-const [url = '', instance = ''] = process.argv.slice(2);
+const [url = '', instance = '', json = '{}'] = process.argv.slice(2);
+const options = JSON.parse(json) as WorkerOptions;
 const send = (m: WorkerMessage) => process.send?.(m);
 
+const log = options.log;
+const env: BenchEnv = log
+  ? {
+      // Date.now(): the wall clock the parent stamps its kills with.
+      onCall: (id, _type, n) => appendFileSync(log, `start ${instance} ${id} ${n} ${Date.now()}\n`),
+      onEnd: (id, n) => appendFileSync(log, `end ${instance} ${id} ${n} ${Date.now()}\n`),
+    }
+  : { onCall: (id) => send({ kind: 'step', instance, id, at: wallNow() }) };
+
+let finished = 0;
+let lastFinishedAt = 0;
 // The defaults (liveness 3,000 ms; heartbeat and dead-holder check every quarter of it),
-// the timeout spelled out because the benchmark reports what the defaults give.
+// the timeout spelled out because the benchmarks report what the defaults give.
 const store = await openStore(url, { instanceId: instance, livenessTimeoutMs: 3_000 });
-const env: BenchEnv = { onCall: (id) => send({ kind: 'step', instance, id, at: Date.now() }) };
-const fate = new Fate<BenchEnv>({ store, env, steps: BENCH_STEPS, workers: 4 });
-await fate.start();
+const fate = new Fate<BenchEnv>({
+  store,
+  env,
+  steps: BENCH_STEPS,
+  ...(options.pools ? { pools: options.pools } : { workers: options.workers ?? 4 }),
+  onEvent: (type) => {
+    if (type !== 'finished') return;
+    finished++;
+    lastFinishedAt = wallNow();
+  },
+});
+
+let cpuAtGo = process.cpuUsage();
+const start = () =>
+  fate.start().catch((error: unknown) => {
+    process.stderr.write(`${instance}: cannot start: ${String(error)}\n`);
+    process.exit(1);
+  });
+process.on('message', (m: ParentMessage) => {
+  if (m.kind === 'go') {
+    cpuAtGo = process.cpuUsage();
+    void start();
+  } else if (m.kind === 'report') {
+    const cpu = process.cpuUsage(cpuAtGo);
+    send({ kind: 'report', instance, cpuUs: cpu.user + cpu.system, finished, lastFinishedAt });
+  }
+});
+if (!options.startOnGo) await start();
 send({ kind: 'ready', instance });
 
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
-  // The slow steps would hold shutdown for a minute; the benchmark is over, so do not wait.
+  // Slow steps would hold shutdown for a minute; the benchmark is over, so do not wait.
   void fate
     .shutdown(200)
     .then(() => store.close())

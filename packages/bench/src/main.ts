@@ -1,18 +1,31 @@
 #!/usr/bin/env node
 // fate's benchmark script (never a test): scan cost by partitioning strategy, throughput,
-// seed-to-start latency and crash recovery, per backend. See USAGE in bench-config.ts.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+// seed-to-start latency and crash recovery, per backend; or one mode (storm, backlog, pools,
+// round trips). See USAGE in bench-config.ts.
 import { openStore } from '@fate/core';
 import { type BenchBackend, startBackend } from './bench-backends.js';
-import { chartFileFor, scanChart } from './bench-chart.js';
-import { type BenchConfig, type Measure, parseArgs, USAGE } from './bench-config.js';
+import { benchBacklog } from './bench-backlog.js';
+import { type BenchConfig, type Measure, type Mode, parseArgs, USAGE } from './bench-config.js';
+import { writeReport } from './bench-doc.js';
 import { benchLatency } from './bench-latency.js';
+import { benchProcessLatency } from './bench-latency-process.js';
+import { benchPools } from './bench-pools.js';
 import { benchRecovery } from './bench-recovery.js';
-import { markdownReport, textReport } from './bench-report.js';
+import { textReport } from './bench-report.js';
 import { type BenchResults, describeBackend, describeMachine, progress } from './bench-results.js';
+import { benchRoundTrips } from './bench-roundtrips.js';
 import { benchScan } from './bench-scan.js';
+import { benchStorm } from './bench-storm.js';
 import { benchThroughput } from './bench-throughput.js';
+
+/** What runs per backend: a measure of the default mode, or a part of another mode. */
+type Part = Measure | Exclude<Mode, 'default'> | 'processLatency';
+const PARTS: Record<Exclude<Mode, 'default'>, readonly Part[]> = {
+  storm: ['storm'],
+  backlog: ['backlog', 'processLatency'],
+  pools: ['pools'],
+  roundtrips: ['roundtrips'],
+};
 
 let config: BenchConfig | 'help';
 try {
@@ -39,10 +52,16 @@ const results: BenchResults = {
   throughput: [],
   latency: [],
   recovery: [],
+  storm: [],
+  processLatency: [],
+  backlog: [],
+  pools: [],
+  roundTrips: [],
   errors: [],
 };
 const started = Date.now();
-progress(`fate bench${cfg.quick ? ' --quick' : ''}: ${cfg.backends.join(', ')}`);
+const mode = cfg.mode === 'default' ? '' : ` --mode ${cfg.mode}`;
+progress(`fate bench${mode}${cfg.quick ? ' --quick' : ''}: ${cfg.backends.join(', ')}`);
 
 // Servers start together (ZooKeeper's JVM takes seconds); measuring starts once all are up.
 const backends = await Promise.allSettled(cfg.backends.map((name) => startBackend(name)));
@@ -60,14 +79,20 @@ async function measureBackend(backend: BenchBackend): Promise<void> {
   const info = { name: backend.name, where: backend.where, ...(await capabilitiesOf(backend)) };
   results.backends.push(info);
   progress(describeBackend(info));
-  const runs: Record<Measure, () => Promise<unknown>> = {
+  const runs: Record<Part, () => Promise<unknown>> = {
     latency: () => benchLatency(backend, cfg).then((r) => results.latency.push(...r)),
     throughput: () => benchThroughput(backend, cfg).then((r) => results.throughput.push(...r)),
     recovery: () => benchRecovery(backend, cfg).then((r) => results.recovery.push(...r)),
     scan: () => benchScan(backend, cfg).then((r) => results.scan.push(...r)),
+    storm: () => benchStorm(backend, cfg).then((r) => results.storm.push(...r)),
+    backlog: () => benchBacklog(backend, cfg).then((r) => results.backlog.push(...r)),
+    processLatency: () =>
+      benchProcessLatency(backend, cfg).then((r) => results.processLatency.push(...r)),
+    pools: () => benchPools(backend, cfg).then((r) => results.pools.push(...r)),
+    roundtrips: () => benchRoundTrips(backend, cfg).then((r) => results.roundTrips.push(...r)),
   };
   try {
-    for (const measure of cfg.measures) {
+    for (const measure of cfg.mode === 'default' ? cfg.measures : PARTS[cfg.mode]) {
       try {
         await runs[measure]();
       } catch (error) {
@@ -105,12 +130,6 @@ if (cfg.json) {
 } else {
   process.stdout.write(`${textReport(results)}\n`);
 }
-if (cfg.out) {
-  const chart = chartFileFor(cfg.out);
-  mkdirSync(dirname(cfg.out), { recursive: true });
-  const title = `Scan cost against partitions, ${results.scan[0]?.txs.toLocaleString('en-US') ?? 0} transactions (10% runnable)`;
-  if (results.scan.length > 0) writeFileSync(chart, scanChart(results.scan, title));
-  writeFileSync(cfg.out, markdownReport(results, cfg, basename(chart)));
-  progress(`wrote ${cfg.out}${results.scan.length > 0 ? ` and ${chart}` : ''}`);
-}
+const written = writeReport(results, cfg);
+if (written) progress(`wrote ${written}`);
 process.exitCode = results.errors.length > 0 ? 1 : 0;

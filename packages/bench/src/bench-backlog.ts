@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { type FatesStore, openStore } from '@fate/core';
+import type { BenchBackend } from './bench-backends.js';
+import type { BenchConfig } from './bench-config.js';
+import { countSucceeded } from './bench-engines.js';
+import { WorkerProcesses } from './bench-processes.js';
+import { type BacklogRow, type BacklogRun, progress } from './bench-results.js';
+import { median, sleep, wallNow } from './bench-stats.js';
+import { noopStepData } from './bench-steps.js';
+
+/** Seeds per `seedMany` call. */
+const SEED_CHUNK = 1_000;
+/** How long to wait for the backlog to drain before giving up, ms. */
+const DRAIN_TIMEOUT_MS = 300_000;
+
+/** The transactions of a backlog run on this backend. */
+export const backlogTxs = (backend: BenchBackend, config: BenchConfig): number =>
+  backend.name === 'zk' ? config.backlogZkTxs : config.backlogTxs;
+
+/**
+ * Draining a backlog: `backlogTxs` one-step no-op transactions are seeded first (untimed,
+ * `seedMany`), then P worker processes × W workers start together and the clock runs until
+ * the last transaction finishes. A fresh store and fresh processes each run; median of
+ * `backlogRepeats`. CPU per transaction: the worker processes' own `process.cpuUsage()`
+ * from their start to the end, and the Redis server's `INFO cpu` over the same span.
+ */
+export async function benchBacklog(
+  backend: BenchBackend,
+  config: BenchConfig,
+): Promise<BacklogRow[]> {
+  if (!backend.multiProcess) return [];
+  const txs = backlogTxs(backend, config);
+  const rows: BacklogRow[] = [];
+  for (const { processes, workers } of config.backlogLayouts) {
+    const runs: BacklogRun[] = [];
+    for (let i = 0; i < config.backlogRepeats; i++) {
+      const run = await drainOnce(backend, processes, workers, txs);
+      runs.push(run);
+      const server =
+        run.serverCpuUsPerTx === undefined ? '' : ` + ${run.serverCpuUsPerTx.toFixed(0)} server`;
+      progress(
+        `  backlog ${processes} × ${workers}, run ${i + 1}: ${run.txPerSec.toFixed(0)} tx/s, ` +
+          `CPU ${run.workerCpuUsPerTx.toFixed(0)} µs/tx workers${server}`,
+      );
+    }
+    const server = runs.map((r) => r.serverCpuUsPerTx).filter((v) => v !== undefined);
+    rows.push({
+      backend: backend.name,
+      processes,
+      workers,
+      txs,
+      txPerSec: median(runs.map((r) => r.txPerSec)),
+      workerCpuUsPerTx: median(runs.map((r) => r.workerCpuUsPerTx)),
+      ...(server.length > 0 ? { serverCpuUsPerTx: median(server) } : {}),
+      runs,
+    });
+  }
+  return rows;
+}
+
+async function drainOnce(
+  backend: BenchBackend,
+  count: number,
+  workers: number,
+  txs: number,
+): Promise<BacklogRun> {
+  const ns = await backend.namespace();
+  const processes = new WorkerProcesses(ns.url);
+  let store: FatesStore | undefined;
+  try {
+    store = await openStore(ns.url);
+    const step = noopStepData(1);
+    for (let i = 0; i < txs; i += SEED_CHUNK) {
+      const n = Math.min(SEED_CHUNK, txs - i);
+      await store.seedMany(Array.from({ length: n }, () => ({ step, opName: 'bench-backlog' })));
+    }
+    const run = randomBytes(3).toString('hex');
+    await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        processes.start(`backlog-${run}-${i}`, { workers, startOnGo: true }),
+      ),
+    );
+    const serverBefore = await backend.serverCpuSeconds?.();
+    const startedAt = wallNow();
+    processes.send({ kind: 'go' });
+    // The processes count their own 'finished' events (asked over IPC, not the store, so
+    // the wait adds no load to the store); the store confirms the count afterwards.
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    let reports = await processes.reports();
+    while (reports.reduce((n, r) => n + r.finished, 0) < txs) {
+      if (Date.now() > deadline) throw new Error(`the backlog of ${txs} did not drain`);
+      await sleep(100);
+      reports = await processes.reports();
+    }
+    const serverAfter = await backend.serverCpuSeconds?.();
+    const succeeded = await countSucceeded(store);
+    if (succeeded !== txs) throw new Error(`${succeeded} of ${txs} transactions succeeded`);
+    const seconds = (Math.max(...reports.map((r) => r.lastFinishedAt)) - startedAt) / 1_000;
+    const cpuUs = reports.reduce((n, r) => n + r.cpuUs, 0);
+    return {
+      txPerSec: txs / seconds,
+      workerCpuUsPerTx: cpuUs / txs,
+      ...(serverBefore !== undefined && serverAfter !== undefined
+        ? { serverCpuUsPerTx: ((serverAfter - serverBefore) * 1e6) / txs }
+        : {}),
+    };
+  } finally {
+    await processes.stop();
+    await store?.close();
+    await ns.destroy();
+  }
+}

@@ -1,0 +1,60 @@
+import { connect } from 'node:net';
+import { Redis } from 'ioredis';
+import { withTimeout } from './bench-stats.js';
+
+// What a store's server says about its own work: the CPU and the commands of a Redis
+// server, the requests a ZooKeeper server received. Read before and after a run.
+
+async function redisInfo(url: string, section: string): Promise<string> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+  try {
+    await redis.connect();
+    return await redis.info(section);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function field(text: string, name: string, source: string): number {
+  const value = Number(new RegExp(`^${name}[:=]\\s*([\\d.]+)`, 'm').exec(text)?.[1]);
+  if (!Number.isFinite(value)) throw new Error(`no ${name} in ${source}`);
+  return value;
+}
+
+/** CPU seconds (`used_cpu_sys` + `used_cpu_user` of `INFO cpu`) the Redis server has used. */
+export async function redisCpuSeconds(url: string): Promise<number> {
+  const info = await redisInfo(url, 'cpu');
+  return field(info, 'used_cpu_sys', 'INFO cpu') + field(info, 'used_cpu_user', 'INFO cpu');
+}
+
+/**
+ * Commands the Redis server has run (`total_commands_processed`): those called inside Lua
+ * scripts count too, so this is the server's work, not the network round trips.
+ */
+export async function redisCommands(url: string): Promise<number> {
+  return field(await redisInfo(url, 'stats'), 'total_commands_processed', 'INFO stats');
+}
+
+/**
+ * Requests the ZooKeeper server at `host:port` has received (`Received` of the `stat`
+ * four-letter command: every request of every session, pings included).
+ */
+export async function zkRequestsReceived(hostPort: string): Promise<number> {
+  const [host = '127.0.0.1', port = '2181'] = hostPort.split(':');
+  const socket = connect({ host, port: Number(port) });
+  const reply = new Promise<string>((resolve, reject) => {
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('connect', () => socket.write('stat'));
+    socket.on('data', (chunk) => {
+      text += chunk;
+    });
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+  });
+  try {
+    return field(await withTimeout(reply, 5_000, `the stat of ${hostPort}`), 'Received', 'stat');
+  } finally {
+    socket.destroy();
+  }
+}

@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+// A smoke test of the benchmark modes: each runs end to end on SQLite with tiny numbers
+// (--quick), prints its JSON and writes its own section of the report. Figures of speed
+// are never asserted; what the modes must find true (nothing lost, no overlaps, every
+// transaction counted) is.
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'fate-bench-test-'));
+const report = join(dir, 'benchmarks.md');
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `node dist/main.js --mode MODE --backend sqlite --quick --json --out report`, parsed. */
+function bench(mode: string): Promise<Record<string, unknown[]>> {
+  const args = [MAIN, '--mode', mode, '--backend', 'sqlite', '--quick', '--json', '--out', report];
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      args,
+      { timeout: 30_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`--mode ${mode}: ${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
+  });
+}
+
+describe('bench modes on sqlite (quick)', () => {
+  it('storm: kills hit processes holding work, which resumes elsewhere; nothing lost, no overlaps', async () => {
+    const results = await bench('storm');
+    expect(results.errors).toEqual([]);
+    const [row] = results.storm as Array<Record<string, number>>;
+    expect(row).toMatchObject({ backend: 'sqlite', kills: 2, lost: 0, overlaps: 0 });
+    expect(row?.killsWithVictims).toBeGreaterThan(0);
+    expect(row?.p50ResumeMs).toBeGreaterThan(0);
+    expect(Number.isFinite(row?.maxResumeMs)).toBe(true);
+  });
+
+  it('backlog: both layouts drain every transaction; latency from another process', async () => {
+    const results = await bench('backlog');
+    expect(results.errors).toEqual([]);
+    const rows = results.backlog as Array<Record<string, number>>;
+    expect(rows.map((r) => `${r.processes}×${r.workers}`)).toEqual(['1×16', '2×16']);
+    for (const r of rows) expect(r.workerCpuUsPerTx).toBeGreaterThan(0);
+    expect(results.processLatency).toHaveLength(1);
+  });
+
+  it('pools: four rows, each with every fast sample', async () => {
+    const results = await bench('pools');
+    expect(results.errors).toEqual([]);
+    const rows = results.pools as Array<Record<string, unknown>>;
+    expect(rows.map((r) => [r.layout, r.slowBacklog, r.samples])).toEqual([
+      ['pools slow 2 + fast 8', 0, 20],
+      ['pools slow 2 + fast 8', 20, 20],
+      ['one pool of 10', 0, 20],
+      ['one pool of 10', 20, 20],
+    ]);
+  });
+
+  it('roundtrips: one insert, one reservation and a write per step; sections kept', async () => {
+    const results = await bench('roundtrips');
+    expect(results.errors).toEqual([]);
+    const rows = results.roundTrips as Array<{ steps: number; perTx: Record<string, number> }>;
+    expect(rows.map((r) => [r.steps, r.perTx.insert, r.perTx.tryReserve, r.perTx.write])).toEqual([
+      [1, 1, 1, 1],
+      [5, 1, 1, 5],
+    ]);
+    // every mode wrote its own section of the one report, and none removed another's
+    const doc = readFileSync(report, 'utf8');
+    for (const mode of ['storm', 'backlog', 'pools', 'roundtrips'])
+      expect(doc).toContain(`<!-- /bench:${mode} -->`);
+  });
+});
