@@ -77,7 +77,7 @@ async function drainOnce(
     const run = randomBytes(3).toString('hex');
     await Promise.all(
       Array.from({ length: count }, (_, i) =>
-        processes.start(`backlog-${run}-${i}`, { workers, startOnGo: true }),
+        processes.start(`backlog-${run}-${i}`, { workers, startOnGo: true, silent: true }),
       ),
     );
     const serverBefore = await backend.serverCpuSeconds?.();

@@ -23,6 +23,11 @@ export interface WorkerOptions {
   readonly log?: string;
   /** Open the store, but start the engine only on the parent's `go` (a timed start). */
   readonly startOnGo?: boolean;
+  /**
+   * No message per step (the backlog counts from the report and the store): an IPC write
+   * per step would be charged to the engine's CPU and load the parent besides.
+   */
+  readonly silent?: boolean;
 }
 
 export type WorkerMessage =
@@ -58,7 +63,12 @@ export class WorkerProcesses {
   /** Forks an engine process named `instance`; resolves once it is ready (30 s at most). */
   start(instance: string, options: WorkerOptions = {}): Promise<void> {
     const args = [this.#url, instance, JSON.stringify(options)];
-    const child = fork(WORKER, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(WORKER, args, {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      execArgv: process.env.FATE_BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FATE_BENCH_CPU_PROF}`]
+        : [],
+    });
     this.#children.set(instance, child);
     child.on('message', (m: WorkerMessage) => this.#onMessage(m));
     child.once('exit', () => this.#ready.delete(instance));

@@ -19,7 +19,9 @@ const env: BenchEnv = log
       onCall: (id, _type, n) => appendFileSync(log, `start ${instance} ${id} ${n} ${Date.now()}\n`),
       onEnd: (id, n) => appendFileSync(log, `end ${instance} ${id} ${n} ${Date.now()}\n`),
     }
-  : { onCall: (id) => send({ kind: 'step', instance, id, at: wallNow() }) };
+  : options.silent
+    ? { onCall: () => undefined }
+    : { onCall: (id) => send({ kind: 'step', instance, id, at: wallNow() }) };
 
 let finished = 0;
 let lastFinishedAt = 0;
