@@ -32,8 +32,9 @@ inline cutHolders() {
 /* StoreBackend.clearReservation(id, {lockId, uuid}): only that exact reservation. */
 inline clearRes(l, u) {
   if
-  :: up && stLock == l && stUuid == u -> cutHolders(); stLock = 0; stInc = 255;
-    printf("%d: pid %d clears lock %d u%d\n", ticks, _pid, l, u)
+  :: up && stLock == l && stUuid == u ->
+    printf("%d: pid %d clears lock %d u%d\n", ticks, _pid, l, u);
+    cutHolders(); stLock = 0; stInc = 255
   :: else
   fi
 }
