@@ -1,8 +1,14 @@
-// Unit tests of the protocol's pure parts: the lease observer, ids after a cursor, lock ids.
+// Unit tests of the protocol's pure parts: the lease observer, the lease, ids after a
+// cursor, lock ids.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { idAfter, instanceIdOf } from '@fate/core';
 import { describe, expect, it } from 'vitest';
+import { Lease } from '../src/engine/lease.js';
 import { LeaseObserver } from '../src/store/lease-observer.js';
+
+/** Blocks this thread for `ms`, as a busy or frozen event loop would: no timer runs. */
+const freeze = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 const rec = (lockId: string, beat: number, extra: object = {}) => ({
   lockId,
@@ -86,6 +92,38 @@ describe('LeaseObserver', () => {
     o.observe([rec('b', 1, { group: '*' }), rec('a', 1)], 0);
     o.observe([rec('b', 2, { group: '*' })], 100);
     expect(o.live(100)).toEqual([{ lockId: 'b', group: '*' }]);
+  });
+});
+
+describe('Lease', () => {
+  it('reports a lapse its timer did not report yet when a renewal comes first', () => {
+    let lapses = 0;
+    const lease = new Lease(30, () => lapses++);
+    lease.renewed(performance.now());
+    expect(lease.valid).toBe(true);
+    freeze(50); // past the lease; its timer cannot run
+    expect(lease.valid).toBe(false);
+    lease.renewed(performance.now()); // a heartbeat's reply handled before the lease's timer
+    expect(lapses).toBe(1);
+    expect(lease.valid).toBe(true);
+    lease.stop();
+  });
+
+  it('reports each lapse once, by its timer when no renewal came first', async () => {
+    let lapses = 0;
+    const lease = new Lease(20, () => lapses++);
+    lease.renewed(performance.now());
+    await sleep(60);
+    expect(lapses).toBe(1);
+    lease.renewed(performance.now() - 100); // a late reply to a beat sent long ago
+    await sleep(10);
+    expect(lapses).toBe(1);
+    expect(lease.valid).toBe(false);
+    lease.renewed(performance.now());
+    expect(lease.valid).toBe(true);
+    await sleep(60);
+    expect(lapses).toBe(2); // a new stretch of validity, a new lapse
+    lease.stop();
   });
 });
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type FateId,
   type FatesStore,
@@ -181,6 +182,32 @@ export function cleaningTests(target: ConformanceTarget): void {
       } finally {
         stop();
       }
+    });
+
+    it('judges a holder by what its liveness read showed, however late the reply came', async () => {
+      const timeout = 2_000; // the margins below are a tenth of it
+      const { store: cleaner, faults } = await ctx.faultyClient({ livenessTimeoutMs: timeout });
+      const holder = await ctx.client({ livenessTimeoutMs: timeout });
+      await holder.registerInstance();
+      await cleaner.registerInstance();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      await holder.reserve(id);
+      expect(await cleaner.clearDeadReservations()).toEqual([]); // watching the holder from now
+      const since = performance.now();
+      const until = (at: number) => sleep(Math.max(0, since + at * timeout - performance.now()));
+      await until(0.375); // observations a third of a timeout apart: they count as continuous
+      await cleaner.liveInstances();
+      await until(0.75);
+      await cleaner.liveInstances();
+      // The cleaner reads liveness at 0.75 timeout; the holder beats right after that read,
+      // and the reply reaches the cleaner at 1.15 timeout: past the timeout since it first
+      // saw the holder, but what it read was only 0.75 timeout old.
+      faults.after('instances', async () => {
+        await holder.heartbeat();
+        await until(1.15);
+      });
+      expect(await cleaner.clearDeadReservations()).toEqual([]);
+      expect((await ctx.store.read(id)).reservation?.lockId).toBe(holder.lockId);
     });
 
     it('keeps plain clients out of membership: only engines have a group', async () => {

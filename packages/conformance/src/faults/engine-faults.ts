@@ -91,6 +91,35 @@ export function engineFaultTests(target: ConformanceTarget): void {
       expect(ctx.env.calls.get(`${id}:2`)).toBe(1);
     });
 
+    it('runs nothing reserved while its own lease lapsed, even once the lease is back', async () => {
+      const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
+      let lapsed = false;
+      const fate = await ctx.engine({
+        store,
+        heartbeatMs: 100,
+        onEvent: (type, event) => {
+          if (type === 'warning' && 'message' in event && /could not renew/.test(event.message)) {
+            lapsed = true;
+          }
+        },
+      });
+      // The reservation applies and its reply waits while heartbeats fail until the lease
+      // lapses (others may clear it meanwhile), then flow again: the run must not start.
+      faults.after('tryReserve', async () => {
+        const beats = faults.calls.get('heartbeat') ?? 0;
+        faults.inject('fail', 'heartbeat', 8);
+        await eventually('the lease lapsed', async () => lapsed, 5_000);
+        const back = async () => (faults.calls.get('heartbeat') ?? 0) >= beats + 10;
+        await eventually('heartbeats are acknowledged again', back, 5_000);
+      });
+      const { id } = await fate.seed(script(1), { opName: 'op' });
+      expect((await fate.waitForCompletion(id, { timeoutMs: 15_000 })).status).toBe(
+        Status.SUCCESSFUL,
+      );
+      expect(faults.calls.get('tryReserve')).toBeGreaterThanOrEqual(2); // the first run gave up
+      expect(ctx.env.log.get(id)).toEqual(['call:1']);
+    });
+
     it('never lets a step run on two live holders when shutdown runs out of time', async () => {
       // the second sorts first: where one leader cleans, it is the cleaner; it starts once
       // the step runs on the first, so the step surely is the first's

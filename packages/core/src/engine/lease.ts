@@ -11,6 +11,8 @@ export class Lease {
   readonly #onLapse: () => void;
   #validUntil = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | undefined;
+  /** The current lapse was reported (onLapse ran); false again once the lease goes on. */
+  #reported = false;
 
   /** `lengthMs` = liveness timeout minus a safety margin; `onLapse` runs when it runs out. */
   constructor(lengthMs: number, onLapse: () => void) {
@@ -20,9 +22,14 @@ export class Lease {
 
   /** A heartbeat sent at monotonic `sentAt` was acknowledged. */
   renewed(sentAt: number): void {
+    // A lapse the timer has not reported yet (its callback was late: a busy or frozen event
+    // loop) is reported now, before the lease goes on: work begun before the lapse must not
+    // carry on as if it never happened, since others may have judged this instance dead.
+    if (this.#validUntil !== Number.NEGATIVE_INFINITY && !this.valid) this.#lapse();
     const until = sentAt + this.#lengthMs;
     if (until <= this.#validUntil) return;
     this.#validUntil = until;
+    if (this.valid) this.#reported = false; // a new stretch of validity: its lapse is news
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => this.#check(), Math.max(0, until - performance.now()) + 1);
     this.#timer.unref();
@@ -38,6 +45,13 @@ export class Lease {
 
   #check(): void {
     // A pause may have delayed this timer: judge by the clock, not by the timer firing.
-    if (!this.valid) this.#onLapse();
+    if (!this.valid) this.#lapse();
+  }
+
+  /** Reports a lapse once, by whichever notices it first: the timer or a renewal. */
+  #lapse(): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    this.#onLapse();
   }
 }

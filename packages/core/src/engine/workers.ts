@@ -103,6 +103,10 @@ export class Workers<Env> {
 
   async #runOne(id: FateId): Promise<void> {
     if (!this.#lease.valid) return; // not live as far as we know: take nothing new
+    // The run's signal is taken before reserving: should the lease lapse while the
+    // reservation is being taken, the run is aborted too (others may clear it meanwhile),
+    // even when a renewal came before the reply.
+    const signal = this.#runs.signal;
     let fate: FateStore | undefined;
     try {
       fate = await this.#o.store.tryReserve(id, { start: true });
@@ -114,7 +118,7 @@ export class Workers<Env> {
     if (!fate) return; // another instance has it
     let deferMs = 0;
     try {
-      const outcome = await runTransaction(this.#ctx, fate, this.#runs.signal);
+      const outcome = await runTransaction(this.#ctx, fate, signal);
       this.#failures.delete(id);
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });

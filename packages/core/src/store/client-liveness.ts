@@ -101,8 +101,8 @@ export class ClientLiveness {
   }
 
   async liveInstances(): Promise<LiveInstance[]> {
-    const at = await this.#observe();
-    return this.#observer.live(at).map(({ lockId, group }) => ({
+    const { sent } = await this.#observe();
+    return this.#observer.live(sent).map(({ lockId, group }) => ({
       lockId,
       instanceId: instanceIdOf(lockId),
       ...(group !== undefined ? { group } : {}),
@@ -120,21 +120,23 @@ export class ClientLiveness {
    * reserved after the listing is not in it, and one that did so before it is in the
    * observation, first seen now, so it is live. Only holders watched for a full timeout
    * without a renewal (or that wrote their tombstone) are cleared, each conditionally on
-   * its exact reservation, so two cleaners never do harm. With a range, holders that stay
-   * lapsed past it are swept from the whole id space too (`#sweepStrays`).
+   * its exact reservation, so two cleaners never do harm. The watch ends when the liveness
+   * read was sent, not when its reply came: a beat that landed while a slow reply was on
+   * its way is not in it, and its holder's lease may run from that beat. With a range, holders
+   * that stay lapsed past it are swept from the whole id space too (`#sweepStrays`).
    */
   async clearDead(range: IdRange | undefined): Promise<ReservationEntry[]> {
     const held = await this.reservations(range);
-    const at = await this.#observe();
+    const { sent, at } = await this.#observe();
     const cleared: ReservationEntry[] = [];
     for (const entry of held) {
       const { lockId } = entry.reservation;
       if (lockId === this.#lockId) continue; // our own: releaseOrphans' business
       this.#observer.track(lockId, at);
-      if (this.#observer.verdict(lockId, at) === 'live') continue;
+      if (this.#observer.verdict(lockId, sent) === 'live') continue;
       if (await this.#clear(entry)) cleared.push(entry);
     }
-    if (range) cleared.push(...(await this.#sweepStrays(at)));
+    if (range) cleared.push(...(await this.#sweepStrays(sent)));
     return cleared;
   }
 
@@ -228,11 +230,16 @@ export class ClientLiveness {
     return stored !== undefined && !sameReservation(stored.reservation, entry.reservation);
   }
 
-  /** Reads every liveness record and lets the observer see them; returns when it did. */
-  async #observe(): Promise<number> {
+  /**
+   * Reads every liveness record and lets the observer see them. Returns when the read was
+   * sent (what it shows is no older: judge by it) and when its reply came (a renewal it
+   * shows happened no later: count from it).
+   */
+  async #observe(): Promise<{ sent: number; at: number }> {
+    const sent = performance.now();
     const records = await this.#backend.call('liveInstances', (b) => b.instances());
     const at = performance.now();
     this.#observer.observe(records, at);
-    return at;
+    return { sent, at };
   }
 }
