@@ -38,10 +38,10 @@ export const controlMutants: readonly BackendMutant[] = [
     name: 'instances-kept-longer',
     promise: 30,
     allowed: true,
-    breaks: 'liveness records are kept ten times their ttl',
+    breaks: 'liveness records are kept twice their ttl',
     wrap: (inner) =>
       forwarding(inner, {
-        heartbeat: (lockId, state, ttlMs) => inner.heartbeat(lockId, state, ttlMs * 10),
+        heartbeat: (lockId, state, ttlMs) => inner.heartbeat(lockId, state, ttlMs * 2),
       }),
   },
 ];

@@ -152,7 +152,8 @@ export interface StoreBackend {
   /**
    * Creates or replaces the liveness record of `lockId` with `state`. The store may forget
    * a record `ttlMs` (its own clock) after it was last written, and not before: a record
-   * written last (a tombstone) must outlive this client's `close` for that long.
+   * written last (a tombstone) must outlive this client's `close` for that long. It forgets
+   * it within a few ttls (store hygiene: dead clients leave nothing behind).
    */
   heartbeat(lockId: string, state: string, ttlMs: number): Promise<void>;
   /** Every liveness record the store still keeps. */
