@@ -1,20 +1,17 @@
 import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
-import { ALLOWED, isStoredStatus, type Status } from '../status.js';
+import type { Status } from '../status.js';
 import type { StepData } from '../step.js';
 import type { RecordWrite, StoredRecord } from './backend.js';
+import { checkInfoKey, decodeInfo, decodeStack, decodeStatus, sameReservation } from './codec.js';
 import {
-  checkInfoKey,
-  checkJson,
-  checkStep,
-  decodeInfo,
-  decodeStack,
-  decodeStatus,
-  encodeJson,
-  sameReservation,
-} from './codec.js';
+  checkDefer,
+  type Draft,
+  type DraftBase,
+  draftChanges,
+  draftWrite,
+} from './commit-draft.js';
 import type { FateStore, TxChange } from './fate-store.js';
-import { MAX_STACK_DEPTH } from './limits.js';
 import { retryUnknown } from './retry.js';
 import type { InfoKey, Reservation, TxInfo } from './types.js';
 
@@ -30,17 +27,6 @@ export interface HandleHost {
 }
 
 type HandleState = 'reserved' | 'released' | 'deleted' | 'unknown' | 'abandoned';
-
-/** The state a commit works on; stack and info are decoded only when a change needs them. */
-interface Draft {
-  status: Status;
-  stackText: string;
-  infoText: string;
-  stack?: StepData[];
-  info?: TxInfo;
-  end?: 'delete' | 'unreserve';
-  deferMs: number;
-}
 
 /**
  * The guard's `FateStore`: validates every change against the cached state (valid while
@@ -175,8 +161,9 @@ export class ReservedFate implements FateStore {
       return; // unreserve after delete is fine: the reservation went with the record
     }
     this.#assertReserved();
-    const draft = this.#draft(changes);
-    const write = this.#toWrite(draft);
+    const base = this.#base();
+    const draft = draftChanges(base, changes);
+    const write = draftWrite(base, draft, this.#host.maxRecordBytes);
     let ok: boolean;
     try {
       ok = await this.#send(write, draft);
@@ -226,123 +213,21 @@ export class ReservedFate implements FateStore {
     );
   }
 
-  #end(state: Exclude<HandleState, 'reserved' | 'unknown'>): void {
-    this.#state = state;
-    this.#host.ended(this.reservation.uuid);
-  }
-
-  /** Applies the changes to a copy of the cached state, checking each precondition. */
-  #draft(changes: readonly TxChange[]): Draft {
-    // Stack and info are copied only when a change touches them, and encoded once at the
-    // end however many changes touched them: a commit is on every step's path.
-    const d: Draft = {
+  /** The cached state a commit's draft starts from. */
+  #base(): DraftBase {
+    return {
+      id: this.id,
       status: this.#status,
       stackText: this.#stackText,
       infoText: this.#infoText,
-      deferMs: 0,
-    };
-    let stackChanged = false;
-    let infoChanged = false;
-    const stack = (): StepData[] => {
-      if (!stackChanged) {
-        d.stack = [...(this.#stack ?? decodeStack(this.id, this.#stackText))];
-        stackChanged = true;
-      }
-      return d.stack as StepData[];
-    };
-    const info = (): TxInfo => {
-      if (!infoChanged) {
-        d.info = { ...(this.#info ?? decodeInfo(this.id, this.#infoText)) };
-        infoChanged = true;
-      }
-      return d.info as TxInfo;
-    };
-    for (const change of changes) {
-      if (d.end) throw invalidArgument(`nothing may follow ${d.end} in one commit`);
-      switch (change?.op) {
-        case 'setStatus':
-          if (!isStoredStatus(change.status)) {
-            throw invalidArgument(`not a status that can be stored: ${String(change.status)}`);
-          }
-          d.status = change.status;
-          break;
-        case 'push': {
-          const step = checkStep(change.step);
-          this.#requireStatus(d.status, ALLOWED.push, 'push');
-          if (stack().length >= MAX_STACK_DEPTH) {
-            throw new FateError(
-              FateErrorCode.STACK_OVERFLOW,
-              `${this.id} already has ${MAX_STACK_DEPTH} steps`,
-            );
-          }
-          stack().push(step);
-          break;
-        }
-        case 'pop':
-          this.#requireStatus(d.status, ALLOWED.pop, 'pop');
-          if (stack().length === 0) {
-            throw new FateError(FateErrorCode.STACK_EMPTY, `${this.id} has no step to pop`);
-          }
-          stack().pop();
-          break;
-        case 'setInfo': {
-          const key = checkInfoKey(change.key);
-          if (change.value !== undefined) checkJson(`info ${key}`, change.value);
-          if (change.value === undefined) delete info()[key];
-          else (info() as Record<string, unknown>)[key] = change.value;
-          break;
-        }
-        case 'delete':
-          this.#requireStatus(d.status, ALLOWED.delete, 'delete');
-          d.end = 'delete';
-          break;
-        case 'forceDelete':
-          d.end = 'delete';
-          break;
-        case 'unreserve':
-          d.deferMs = checkDefer([change]);
-          d.end = 'unreserve';
-          break;
-        default:
-          throw invalidArgument(`unknown change: ${JSON.stringify(change)}`);
-      }
-    }
-    if (d.end !== 'delete') {
-      if (stackChanged) d.stackText = encodeJson('stack', d.stack);
-      if (infoChanged) d.infoText = encodeJson('info', d.info);
-    }
-    if (!stackChanged && this.#stack) d.stack = this.#stack;
-    if (!infoChanged && this.#info) d.info = this.#info;
-    return d;
-  }
-
-  #toWrite(d: Draft): RecordWrite {
-    if (d.end === 'delete') return { delete: true };
-    const limit = this.#host.maxRecordBytes;
-    // a UTF-16 code unit is at most 3 UTF-8 bytes: most records need no byte count at all
-    const small = (d.stackText.length + d.infoText.length) * 3 <= limit;
-    const size = small ? 0 : Buffer.byteLength(d.stackText) + Buffer.byteLength(d.infoText);
-    if (size > limit) {
-      throw new FateError(
-        FateErrorCode.PAYLOAD_TOO_LARGE,
-        `${this.id} would store ${size} bytes; this backend's limit is ${this.#host.maxRecordBytes}`,
-      );
-    }
-    return {
-      ...(d.status !== this.#status ? { status: d.status } : {}),
-      ...(d.stackText !== this.#stackText ? { stack: d.stackText } : {}),
-      ...(d.infoText !== this.#infoText ? { info: d.infoText } : {}),
-      ...(d.end === 'unreserve' ? { release: { deferMs: d.deferMs } } : {}),
+      stack: this.#stack,
+      info: this.#info,
     };
   }
 
-  #requireStatus(status: Status, allowed: ReadonlySet<Status>, op: string): void {
-    if (!allowed.has(status)) {
-      throw new FateError(
-        FateErrorCode.ILLEGAL_STATUS,
-        `${op} is not allowed in status ${status} (allowed: ${[...allowed].join(', ')})`,
-      );
-    }
+  #end(state: Exclude<HandleState, 'reserved' | 'unknown'>): void {
+    this.#state = state;
+    this.#host.ended(this.reservation.uuid);
   }
 
   #stackNow(): StepData[] {
@@ -362,19 +247,4 @@ export class ReservedFate implements FateStore {
       throw new FateError(FateErrorCode.NOT_RESERVED, `${this.id} is ${this.#state}, not reserved`);
     }
   }
-}
-
-/** Validates the deferral of unreserve changes; returns the last one. */
-function checkDefer(changes: readonly TxChange[]): number {
-  let ms = 0;
-  for (const c of changes) {
-    const v = c.op === 'unreserve' ? (c.deferMs ?? 0) : 0;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) {
-      throw Object.assign(new RangeError(`deferMs must be a finite number >= 0, got ${v}`), {
-        code: FateErrorCode.INVALID_ARGUMENT,
-      });
-    }
-    ms = Math.ceil(v);
-  }
-  return ms;
 }
