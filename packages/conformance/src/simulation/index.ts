@@ -1,0 +1,10 @@
+export { type AdminOps, coreAdmin } from './admin.js';
+export { type CallFault, type FaultDecision, FaultSchedule } from './faults.js';
+export { History, type SimEvent } from './history.js';
+export { checkHistory, type FinalRecord } from './invariants.js';
+export { SimProcess } from './process.js';
+export { type SimResult, type SimTarget, memoryTarget, runScenario } from './runner.js';
+export { type Command, type EngineSpec, type Scenario, SCENARIO_MS, scenarioArb, type TxSpec } from './scenario.js';
+export { MAX_CALLS_PER_SECOND, SimBackend, SimFault } from './sim-backend.js';
+export { firstStep, type SimEnv, SimStep, type StepSpec, simStepType } from './steps.js';
+export { enterWorld, type World } from './world.js';

@@ -1,0 +1,180 @@
+import { FINISHED_STATUSES, type Status } from '@fate/core';
+import type { SimEvent } from './history.js';
+
+/** A record as the store holds it at the end of a run. */
+export interface FinalRecord {
+  readonly id: string;
+  readonly status: string;
+  readonly reserved: boolean;
+}
+
+type Span = readonly [number, number];
+type StepEvent = Extract<SimEvent, { e: 'call' | 'undo' | 'ready' }>;
+
+/**
+ * The invariants checked on a run's history once it is quiet (those judged at the instant —
+ * deletes of unfinished records, hot loops — are in the history as violations already):
+ * (1) no `call` begins in a holder whose lease is not valid then, and no two holders run a
+ * call of one transaction at once while both leases are valid; (2) every record ends
+ * SUCCESSFUL or FAILED; a failed one had every step whose call began undone, newest first;
+ * a cancelled one ran nothing after the cancel; (5) a seed is told `created` at most once
+ * per insert the store applied. `leaseMs` is the engines' lease: valid from a heartbeat's
+ * reply until `leaseMs` after it was sent, as `Lease` counts it.
+ */
+export function checkHistory(
+  events: readonly SimEvent[],
+  records: readonly FinalRecord[],
+  options: { readonly leaseMs: number },
+): string[] {
+  const out: string[] = [];
+  const end = events.reduce((m, e) => Math.max(m, e.t), 0) + 1;
+  const valid = leases(events, options.leaseMs);
+  const spansOf = (lockId: string): Span[] => valid.get(lockId) ?? [];
+  const steps = events.filter((e): e is StepEvent => e.e === 'call' || e.e === 'undo' || e.e === 'ready');
+  // (1) a call begins only under a valid lease
+  for (const e of steps) {
+    if (e.e !== 'call' || e.end) continue;
+    if (!spansOf(e.lockId).some(([a, b]) => a <= e.t && e.t < b)) {
+      out.push(`at ${e.t} ms: call of step ${e.index} of ${e.id} began in ${e.lockId} whose lease was not valid`);
+    }
+  }
+  // (1) no two live holders run a call of one transaction at once
+  const calls = callSpans(steps, end);
+  for (const [id, list] of calls) {
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        const a = list[i] as CallSpan;
+        const b = list[j] as CallSpan;
+        if (a.lockId === b.lockId) continue;
+        const w: Span = [Math.max(a.from, b.from), Math.min(a.to, b.to)];
+        if (w[0] >= w[1]) continue;
+        const both = intersect(intersect([w], spansOf(a.lockId)), spansOf(b.lockId));
+        if (both.length > 0) {
+          out.push(
+            `at ${both[0]?.[0]} ms: ${id} ran step ${a.index} in ${a.lockId} and step ${b.index} in ${b.lockId} at once, both leases valid`,
+          );
+        }
+      }
+    }
+  }
+  // (2) outcomes
+  const present = new Map(records.map((r) => [r.id, r]));
+  for (const r of records) {
+    if (!FINISHED_STATUSES.has(r.status as Status)) out.push(`${r.id} is stuck ${r.status} at the end`);
+  }
+  for (const [id, mine] of byIncarnation(events)) {
+    const record = present.get(id);
+    const began = new Set(mine.flatMap((e) => (e.e === 'call' && !e.end ? [e.index] : [])));
+    const cancelled = mine.find((e) => e.e === 'admin' && e.op === 'cancel' && e.end && e.outcome === 'ok');
+    if (cancelled) {
+      const late = mine.find((e) => e.e === 'call' && !e.end && e.t > cancelled.t);
+      if (late) out.push(`${id} was cancelled at ${cancelled.t} ms, yet a step call began at ${late.t} ms`);
+    }
+    if (record?.status !== 'FAILED') continue;
+    const undoEnds = (k: number) =>
+      mine.filter((e) => e.e === 'undo' && e.end && e.index === k && e.outcome !== 'aborted').map((e) => e.t);
+    const lastUndoBegin = (k: number) =>
+      Math.max(...mine.filter((e) => e.e === 'undo' && !e.end && e.index === k).map((e) => e.t));
+    for (const k of began) {
+      if (undoEnds(k).length === 0) out.push(`${id} ended FAILED but step ${k}, whose call began, was never undone`);
+      for (const j of began) {
+        if (j >= k || undoEnds(k).length === 0) continue;
+        if (!undoEnds(k).some((t) => t <= lastUndoBegin(j))) {
+          out.push(`${id}: step ${j} was undone before step ${k} (not newest first)`);
+        }
+      }
+    }
+  }
+  // (5) keyed seeding: told created at most once per applied insert
+  const created = new Map<string, number>();
+  for (const e of events) {
+    if (e.e === 'inserted') created.set(e.id, (created.get(e.id) ?? 0) + 1);
+    if (e.e === 'seed' && e.created) {
+      const left = (created.get(e.id) ?? 0) - 1;
+      if (left < 0) out.push(`at ${e.t} ms: a seed of ${e.id}${e.key ? ` (key ${e.key})` : ''} was told created, but no insert of it is left to account for that`);
+      created.set(e.id, left);
+    }
+  }
+  return out;
+}
+
+/** Each lock id's stretches of a valid lease, merged. */
+function leases(events: readonly SimEvent[], leaseMs: number): Map<string, Span[]> {
+  const out = new Map<string, Span[]>();
+  for (const e of events) {
+    if (e.e !== 'beat' || !e.ok || e.gone || e.sent + leaseMs <= e.t) continue;
+    const list = out.get(e.lockId) ?? [];
+    list.push([e.t, e.sent + leaseMs]);
+    out.set(e.lockId, list);
+  }
+  for (const [k, list] of out) out.set(k, merge(list));
+  return out;
+}
+
+function merge(list: Span[]): Span[] {
+  const sorted = [...list].sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [a, b] of sorted) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+function intersect(a: readonly Span[], b: readonly Span[]): Span[] {
+  const out: Span[] = [];
+  for (const [a0, a1] of a) {
+    for (const [b0, b1] of b) {
+      const lo = Math.max(a0, b0);
+      const hi = Math.min(a1, b1);
+      if (lo < hi) out.push([lo, hi]);
+    }
+  }
+  return out;
+}
+
+interface CallSpan {
+  readonly lockId: string;
+  readonly index: number;
+  readonly from: number;
+  readonly to: number;
+}
+
+/** Every call as a span from its beginning to its end (or the end of the run). */
+function callSpans(steps: readonly StepEvent[], end: number): Map<string, CallSpan[]> {
+  const out = new Map<string, CallSpan[]>();
+  const open = new Map<string, number[]>();
+  const key = (e: StepEvent) => `${e.id} ${e.index} ${e.lockId}`;
+  for (const e of steps) {
+    if (e.e !== 'call') continue;
+    const k = key(e);
+    if (!e.end) {
+      open.set(k, [...(open.get(k) ?? []), e.t]);
+      continue;
+    }
+    const from = open.get(k)?.shift();
+    if (from === undefined) continue;
+    const list = out.get(e.id) ?? [];
+    list.push({ lockId: e.lockId, index: e.index, from, to: e.t });
+    out.set(e.id, list);
+  }
+  for (const [k, froms] of open) {
+    const [id, index, lockId] = k.split(' ') as [string, string, string];
+    const list = out.get(id) ?? [];
+    for (const from of froms) list.push({ lockId, index: Number(index), from, to: end });
+    out.set(id, list);
+  }
+  return out;
+}
+
+/** The events of each id's last incarnation (from its last applied insert on). */
+function byIncarnation(events: readonly SimEvent[]): Map<string, SimEvent[]> {
+  const out = new Map<string, SimEvent[]>();
+  for (const e of events) {
+    if (!('id' in e)) continue;
+    if (e.e === 'inserted') out.set(e.id, []);
+    out.get(e.id)?.push(e);
+  }
+  return out;
+}

@@ -1,0 +1,267 @@
+import {
+  dropMemoryNamespace,
+  Fate,
+  type FateId,
+  type FatesStore,
+  FINISHED_STATUSES,
+  MemoryBackend,
+  type Status,
+  type StoreBackend,
+  type StoredRecord,
+} from '@fate/core';
+import { type AdminOps, coreAdmin } from './admin.js';
+import { EngineSlot, openClient, type Stage } from './cast.js';
+import { FaultSchedule } from './faults.js';
+import { History } from './history.js';
+import { checkHistory, type FinalRecord } from './invariants.js';
+import { SimProcess } from './process.js';
+import { type Command, SCENARIO_MS, type Scenario } from './scenario.js';
+import { firstStep, type SimEnv } from './steps.js';
+import { enterWorld, type World } from './world.js';
+
+/** Where a simulation runs: the memory backend in virtual time, or a real store in real time. */
+export interface SimTarget {
+  /** A fresh, unopened backend client on one store (`namespace` names the world's store). */
+  backend(namespace: string): StoreBackend;
+  /** Virtual time and deterministic randomness (memory backend only). Default true. */
+  readonly virtual?: boolean;
+  /** Calls apply synchronously when made (the memory backend). Default: same as `virtual`. */
+  readonly atomic?: boolean;
+  /** Admin operations. Default `coreAdmin`. */
+  readonly admin?: AdminOps;
+  /** Removes the world's store afterwards. */
+  drop?(namespace: string): Promise<void> | void;
+}
+
+export interface SimResult {
+  readonly violations: string[];
+  readonly history: History;
+  /** Virtual (or real) ms the run took, quiet end included. */
+  readonly ms: number;
+}
+
+/** The memory backend, one namespace per world. */
+export const memoryTarget: SimTarget = {
+  backend: (namespace) => new MemoryBackend(namespace),
+  drop: (namespace) => dropMemoryNamespace(namespace),
+};
+
+/** How long the quiet end may take before what is unfinished counts as stuck (virtual ms). */
+const QUIET_MAX_MS = 120_000;
+let worlds = 0;
+
+/** Runs one scenario to its quiet end and checks every invariant. */
+export async function runScenario(sc: Scenario, target: SimTarget = memoryTarget): Promise<SimResult> {
+  const virtual = target.virtual ?? true;
+  const world: World | undefined = virtual ? enterWorld(sc.salt) : undefined;
+  const namespace = `sim${sc.salt.toString(36)}w${++worlds}`;
+  try {
+    return await new Run(sc, target, namespace, world).go();
+  } finally {
+    world?.leave();
+    await target.drop?.(namespace);
+  }
+}
+
+class Run {
+  readonly #sc: Scenario;
+  readonly #target: SimTarget;
+  readonly #ns: string;
+  readonly #world: World | undefined;
+  readonly #history: History;
+  readonly #stage: Stage;
+  readonly #slots: EngineSlot[];
+  readonly #seeded: Array<{ id: FateId; key?: string }> = [];
+  /** Admin deletes in flight, per id. */
+  readonly #deleting = new Map<string, number>();
+  readonly #pending = new Set<Promise<unknown>>();
+  readonly #admin: AdminOps;
+  #client: Fate<SimEnv> | undefined;
+  #adminStore: FatesStore | undefined;
+  readonly #start: number;
+
+  constructor(sc: Scenario, target: SimTarget, ns: string, world: World | undefined) {
+    this.#sc = sc;
+    this.#target = target;
+    this.#ns = ns;
+    this.#world = world;
+    this.#start = performance.now();
+    this.#history = new History(this.#start);
+    this.#admin = target.admin ?? coreAdmin;
+    this.#stage = {
+      history: this.#history,
+      faults: new FaultSchedule(sc.faults),
+      livenessTimeoutMs: sc.livenessTimeoutMs,
+      retentionMs: sc.retentionMs,
+      ageOffCheckMs: sc.ageOffCheckMs,
+      backend: () => target.backend(ns),
+      atomic: target.atomic ?? virtual(target),
+      judgeDelete: (id, before, client) => this.#judgeDelete(id, before, client),
+    };
+    this.#slots = sc.engines.map((spec, i) => new EngineSlot(`e${i}`, spec, this.#stage));
+  }
+
+  async go(): Promise<SimResult> {
+    const h = this.#history;
+    const quiet = new SimProcess('client');
+    this.#bg(
+      (async () => {
+        const store = await openClient(this.#stage, quiet, 'client');
+        this.#client = new Fate<SimEnv>({ store, env: undefined as never, steps: [{ type: 'sim', fromState: () => { throw new Error('a client runs nothing'); } }] });
+        this.#adminStore = await openClient(this.#stage, new SimProcess('admin'), 'admin');
+        await this.#adminStore.registerInstance();
+      })(),
+    );
+    for (const slot of this.#slots) this.#bg(slot.start());
+    for (const cmd of this.#sc.commands) {
+      await this.#until(cmd.at);
+      this.#do(cmd);
+    }
+    await this.#until(SCENARIO_MS);
+    // the quiet end: no more faults, pauses or stalls; every engine up again
+    this.#stage.faults.off();
+    h.add({ t: h.now(), e: 'process', name: 'world', what: 'quiet' });
+    for (const slot of this.#slots) slot.process.heal();
+    const deadline = h.now() + QUIET_MAX_MS;
+    let records = await this.#records();
+    while (h.now() < deadline) {
+      for (const slot of this.#slots) if (slot.state === 'down') this.#bg(slot.start());
+      if (this.#pending.size === 0 && records.every((r) => FINISHED_STATUSES.has(r.status as Status))) break;
+      await this.#wait(250);
+      records = await this.#records();
+    }
+    const violations = [
+      ...h.events.flatMap((e) => (e.e === 'violation' ? [`at ${e.t} ms: ${e.text}`] : [])),
+      ...checkHistory(h.events, records, {
+        leaseMs: this.#sc.livenessTimeoutMs - Math.floor(this.#sc.livenessTimeoutMs / 4) / 2,
+      }),
+    ];
+    const ms = h.now();
+    // the world ends: every process stops where it is (nothing of it runs again)
+    for (const slot of this.#slots) slot.crash();
+    return { violations, history: h, ms };
+  }
+
+  #do(cmd: Command): void {
+    const h = this.#history;
+    switch (cmd.kind) {
+      case 'seed':
+        this.#bg(this.#seed(cmd));
+        return;
+      case 'admin': {
+        const target = this.#seeded[cmd.target % Math.max(1, this.#seeded.length)];
+        if (target) this.#bg(this.#adminOp(cmd.op, target.id));
+        return;
+      }
+      case 'ageOff': {
+        const store = this.#adminStore;
+        if (store) this.#bg(store.ageOff({ retentionMs: cmd.retentionMs }));
+        return;
+      }
+      case 'shutdown':
+        this.#slot(cmd.engine)?.shutdown(cmd.timeoutMs);
+        return;
+      case 'crash':
+        this.#slot(cmd.engine)?.crash();
+        return;
+      case 'restart': {
+        const slot = this.#slot(cmd.engine);
+        if (!slot || slot.state === 'stopping' || slot.state === 'starting') return;
+        slot.crash();
+        this.#bg(slot.start());
+        return;
+      }
+      case 'pause':
+      case 'stall': {
+        const slot = this.#slot(cmd.engine);
+        if (!slot || slot.state !== 'running') return;
+        h.add({ t: h.now(), e: 'process', name: slot.name, what: `${cmd.kind}(${cmd.ms})` });
+        if (cmd.kind === 'pause') slot.process.pause(cmd.ms);
+        else slot.process.stallHeartbeats(cmd.ms);
+        return;
+      }
+    }
+  }
+
+  async #seed(cmd: Extract<Command, { kind: 'seed' }>): Promise<void> {
+    const client = this.#client;
+    if (!client) return;
+    const h = this.#history;
+    const items = cmd.txs.map((tx) => ({
+      step: firstStep(tx.steps),
+      opName: tx.op,
+      ...(tx.key ? { key: { type: 'sim', key: tx.key } } : {}),
+      ...(tx.autoClean && !tx.key ? { autoClean: true } : {}),
+    }));
+    const results = cmd.many
+      ? await client.seedMany(items)
+      : await items.reduce<Promise<Array<{ id: FateId; created: boolean }>>>(
+          async (acc, item) => [...(await acc), await client.seed(item.step, item)],
+          Promise.resolve([]),
+        );
+    results.forEach((r, i) => {
+      const key = cmd.txs[i]?.key;
+      h.add({ t: h.now(), e: 'seed', id: r.id, created: r.created, client: 'client', ...(key ? { key } : {}) });
+      if (r.created) this.#seeded.push({ id: r.id, ...(key ? { key } : {}) });
+    });
+  }
+
+  async #adminOp(op: Extract<Command, { kind: 'admin' }>['op'], id: FateId): Promise<void> {
+    const store = this.#adminStore;
+    if (!store) return;
+    const h = this.#history;
+    const deletes = op === 'delete' || op === 'forceDelete';
+    if (deletes) this.#deleting.set(id, (this.#deleting.get(id) ?? 0) + 1);
+    h.add({ t: h.now(), e: 'admin', op, id, end: false });
+    let outcome = 'ok';
+    try {
+      await this.#admin[op](store, id);
+    } catch (err) {
+      outcome = (err as { code?: string }).code ?? (err as Error).name;
+    } finally {
+      h.add({ t: h.now(), e: 'admin', op, id, end: true, outcome });
+      if (deletes) this.#deleting.set(id, (this.#deleting.get(id) ?? 1) - 1);
+    }
+  }
+
+  #judgeDelete(id: string, before: StoredRecord | undefined, client: string): string | undefined {
+    if (!before || FINISHED_STATUSES.has(before.status as Status)) return undefined;
+    if (client === 'admin' && (this.#deleting.get(id) ?? 0) > 0) return undefined;
+    if (client.startsWith('e') && before.info.includes('"autoClean":true')) return undefined;
+    return `${client} deleted ${id} while it was ${before.status} (unfinished${client === 'admin' ? ', no admin delete in flight' : ''})`;
+  }
+
+  #slot(i: number): EngineSlot | undefined {
+    return this.#slots[i % this.#slots.length];
+  }
+
+  #bg(p: Promise<unknown>): void {
+    const tracked = p.catch(() => undefined).finally(() => this.#pending.delete(tracked));
+    this.#pending.add(tracked);
+  }
+
+  async #until(at: number): Promise<void> {
+    const left = at - this.#history.now();
+    if (left > 0) await this.#wait(left);
+  }
+
+  async #wait(ms: number): Promise<void> {
+    if (this.#world) await this.#world.clock.tickAsync(ms);
+    else await new Promise((r) => setTimeout(r, ms));
+  }
+
+  /** Every record the store holds now, read past every simulated fault. */
+  async #records(): Promise<FinalRecord[]> {
+    const raw = this.#target.backend(this.#ns);
+    await raw.open();
+    try {
+      return (await raw.list()).map(({ id, record }) => ({ id, status: record.status, reserved: record.reservation !== null }));
+    } finally {
+      await raw.close();
+    }
+  }
+}
+
+function virtual(target: SimTarget): boolean {
+  return target.virtual ?? true;
+}

@@ -1,0 +1,134 @@
+import fc from 'fast-check';
+import type { FaultDecision } from './faults.js';
+import type { StepSpec } from './steps.js';
+
+/** One engine of a world: its pools and its scanner. */
+export interface EngineSpec {
+  /** `one`: one pool of `workers`; `two`: op `b` in a pool of its own, the rest in a catch-all. */
+  readonly layout: 'one' | 'two';
+  readonly workers: number;
+  readonly scanner: 'range' | 'hash';
+}
+
+export interface TxSpec {
+  readonly key?: string;
+  readonly op: 'a' | 'b';
+  readonly autoClean: boolean;
+  readonly steps: readonly StepSpec[];
+}
+
+/** A timed command of a scenario; `at` is virtual ms from the start. */
+export type Command =
+  | { readonly at: number; readonly kind: 'seed'; readonly many: boolean; readonly txs: readonly TxSpec[] }
+  | {
+      readonly at: number;
+      readonly kind: 'admin';
+      readonly op: 'cancel' | 'fail' | 'delete' | 'forceDelete' | 'show';
+      /** Which seeded transaction (modulo how many there are then); a key names a keyed one. */
+      readonly target: number;
+    }
+  | { readonly at: number; readonly kind: 'ageOff'; readonly retentionMs: number }
+  | { readonly at: number; readonly kind: 'shutdown'; readonly engine: number; readonly timeoutMs: number | undefined }
+  | { readonly at: number; readonly kind: 'crash' | 'restart'; readonly engine: number }
+  | { readonly at: number; readonly kind: 'pause' | 'stall'; readonly engine: number; readonly ms: number };
+
+/** Everything one run does: the world, the commands, and the fault plan. */
+export interface Scenario {
+  /** Salts the world's deterministic randomness (ids, lock ids, reservations). */
+  readonly salt: number;
+  readonly livenessTimeoutMs: number;
+  /** The engines' retention for age-off (their own sweep every `ageOffCheckMs`). */
+  readonly retentionMs: number;
+  readonly ageOffCheckMs: number;
+  readonly engines: readonly EngineSpec[];
+  readonly commands: readonly Command[];
+  readonly faults: readonly FaultDecision[];
+}
+
+/** How long scenarios run before the quiet end, at most (virtual ms). */
+export const SCENARIO_MS = 8_000;
+
+const stepArb: fc.Arbitrary<StepSpec> = fc.record({
+  readyMs: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 3_000 })),
+  deferMs: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 1_500 })),
+  readyThrows: fc.constant(false),
+  callMs: fc.integer({ min: 0, max: 2_500 }),
+  throws: fc.constant(false),
+  ignoresSignal: fc.boolean(),
+  undoMs: fc.integer({ min: 0, max: 1_000 }),
+});
+
+const rare = (n: number): fc.Arbitrary<boolean> => fc.integer({ min: 0, max: n - 1 }).map((x) => x === 0);
+
+const stepSpecArb: fc.Arbitrary<StepSpec> = fc
+  .tuple(stepArb, rare(12), rare(6))
+  .map(([s, readyThrows, throws]) => ({ ...s, readyThrows, throws }));
+
+const txArb: fc.Arbitrary<TxSpec> = fc.record(
+  {
+    key: fc.constantFrom('k0', 'k1', 'k2'),
+    op: fc.constantFrom('a', 'b'),
+    autoClean: rare(4),
+    steps: fc.array(stepSpecArb, { minLength: 1, maxLength: 3 }),
+  },
+  { requiredKeys: ['op', 'autoClean', 'steps'] },
+);
+
+const at = fc.integer({ min: 0, max: SCENARIO_MS });
+const engineIx = fc.integer({ min: 0, max: 2 });
+
+const commandArb: fc.Arbitrary<Command> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ at, kind: fc.constant('seed' as const), many: fc.boolean(), txs: fc.array(txArb, { minLength: 1, maxLength: 3 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      at,
+      kind: fc.constant('admin' as const),
+      op: fc.constantFrom('cancel', 'fail', 'delete', 'forceDelete', 'show'),
+      target: fc.nat(20),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ at, kind: fc.constant('ageOff' as const), retentionMs: fc.constantFrom(0, 500, 2_000) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      at,
+      kind: fc.constant('shutdown' as const),
+      engine: engineIx,
+      timeoutMs: fc.option(fc.integer({ min: 0, max: 3_000 }), { nil: undefined }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ at, kind: fc.constantFrom('crash' as const, 'restart' as const), engine: engineIx }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      at,
+      kind: fc.constantFrom('pause' as const, 'stall' as const),
+      engine: engineIx,
+      ms: fc.integer({ min: 100, max: 6_000 }),
+    }),
+  },
+);
+
+const faultArb: fc.Arbitrary<FaultDecision> = fc.record({
+  gap: fc.integer({ min: 0, max: 120 }),
+  delayMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4_000 })),
+  fault: fc.constantFrom('none', 'none', 'fail', 'lose', 'hang'),
+});
+
+export const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
+  salt: fc.nat(),
+  livenessTimeoutMs: fc.constantFrom(1_000, 2_000, 3_000),
+  retentionMs: fc.constantFrom(0, 1_000, 60_000),
+  ageOffCheckMs: fc.constantFrom(500, 2_000, 10_000),
+  engines: fc.array(
+    fc.record({
+      layout: fc.constantFrom('one' as const, 'two' as const),
+      workers: fc.integer({ min: 1, max: 3 }),
+      scanner: fc.constantFrom('range' as const, 'hash' as const),
+    }),
+    { minLength: 1, maxLength: 3 },
+  ),
+  commands: fc.array(commandArb, { minLength: 1, maxLength: 12 }).map((cs) => [...cs].sort((a, b) => a.at - b.at)),
+  faults: fc.array(faultArb, { maxLength: 16 }),
+});
