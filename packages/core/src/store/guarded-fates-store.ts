@@ -258,8 +258,11 @@ class GuardedFatesStore implements FatesStore {
     return this.#liveness.isAlive(id);
   }
 
-  clearDeadReservations(range?: IdRange): Promise<ReservationEntry[]> {
-    return this.#liveness.clearDead(range);
+  clearDeadReservations(
+    range?: IdRange,
+    options?: { readonly sweepStrays?: boolean },
+  ): Promise<ReservationEntry[]> {
+    return this.#liveness.clearDead(range, options?.sweepStrays === true);
   }
 
   releaseOrphans(): Promise<ReservationEntry[]> {
