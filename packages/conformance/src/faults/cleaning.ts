@@ -210,9 +210,7 @@ export function cleaningTests(target: ConformanceTarget): void {
         await holder.reserve(fresh);
       });
       await sweeper.clearDeadReservations(lower, sweep);
-      expect((await ctx.store.read(fresh)).reservation?.lockId, 'its new work').toBe(
-        holder.lockId,
-      );
+      expect((await ctx.store.read(fresh)).reservation?.lockId, 'its new work').toBe(holder.lockId);
     });
 
     it('clears a dead predecessor under the same instance id while its successor lives', async () => {

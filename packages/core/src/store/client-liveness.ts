@@ -129,10 +129,7 @@ export class ClientLiveness {
    * before the liveness read that judges them, never after (a holder that came back and
    * reserved anew in between must not lose its new work).
    */
-  async clearDead(
-    range: IdRange | undefined,
-    sweepStrays = false,
-  ): Promise<ReservationEntry[]> {
+  async clearDead(range: IdRange | undefined, sweepStrays = false): Promise<ReservationEntry[]> {
     const held = await this.reservations(range);
     const strays = sweepStrays ? await this.#listStrays() : [];
     const { sent, at } = await this.#observe();
