@@ -8,6 +8,7 @@ import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
 import { lostReplyTests } from './faults/lost-replies.js';
+import { runnerFaultTests } from './faults/runner-faults.js';
 import type { ConformanceTarget } from './fixture.js';
 import { ageOffTests } from './store/age-off.js';
 import { backendAnswerTests } from './store/backend-answers.js';
@@ -90,6 +91,7 @@ export function runEngineConformance(target: ConformanceTarget): void {
     poolTests(target);
     processKillTests(target);
     engineFaultTests(target);
+    runnerFaultTests(target);
     clockSkewTests(target);
   });
 }

@@ -61,21 +61,13 @@ export function fateQueries(d: SqlDialect) {
   const reserve = (p: Fence, start: boolean) =>
     db
       .updateTable('transactions')
-      .set((eb) => ({
+      .set({
         res_lock: p.lockId,
         res_uuid: p.uuid,
-        ...(start
-          ? {
-              status: eb
-                .case()
-                .when('status', '=', sql.lit(Status.SUBMITTED))
-                .then(sql.lit(Status.IN_PROGRESS))
-                .else(eb.ref('status'))
-                .end(),
-            }
-          : {}),
-      }))
+        ...(start ? { status: sql.lit(Status.IN_PROGRESS) } : {}),
+      })
       .where('id', '=', p.id)
+      .$if(start, (qb) => qb.where('status', '=', sql.lit(Status.SUBMITTED)))
       .where((eb) =>
         eb.or([
           eb('res_lock', 'is', null),
@@ -109,7 +101,10 @@ export function fateQueries(d: SqlDialect) {
       db.selectFrom('transactions').select(RECORD_COLUMNS).where('id', '=', p.id),
     /** Takes an unreserved record, or re-takes one already held by this very reservation. */
     reserve: (p: Fence) => reserve(p, false),
-    /** `reserve`, and a SUBMITTED record becomes IN_PROGRESS in the same statement. */
+    /**
+     * `reserve` of a SUBMITTED record only, which becomes IN_PROGRESS in the same statement
+     * (a row back means this statement started it); any other status takes `reserve`.
+     */
     reserveToRun: (p: Fence) => reserve(p, true),
     /** Tells "absent" from "held" after `reserve` matched nothing. */
     holder: (p: { id: string }) =>

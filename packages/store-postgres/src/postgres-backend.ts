@@ -183,9 +183,13 @@ export class PostgresBackend implements StoreBackend {
   ): Promise<StoredRecord | 'absent' | 'held'> {
     const args = fence(id, reservation);
     return this.#run('tryReserve', async ({ pool, statements: s }) => {
-      const reserve = start ? s.reserveToRun : s.reserve;
+      if (start) {
+        // a SUBMITTED record is started by the same statement; answered as found
+        const [started] = await s.reserveToRun.rows(pool, args);
+        if (started) return { ...toRecord(started), status: Status.SUBMITTED };
+      }
       for (;;) {
-        const [row] = await reserve.rows(pool, args);
+        const [row] = await s.reserve.rows(pool, args);
         if (row) return toRecord(row);
         const [holder] = await s.holder.rows(pool, { id });
         const verdict = holderVerdict(holder, reservation);

@@ -47,7 +47,7 @@ return 1
 /**
  * ARGV: id, lockId, uuid, start ('1'/'0'). Returns 'absent', 'held', or the reserved
  * record as [status, stack, info, defer_until]. With start (an engine takes it to run), a
- * SUBMITTED record also becomes IN_PROGRESS. Taking it again with the same reservation is
+ * SUBMITTED record also becomes IN_PROGRESS; the answer keeps the status as found. Taking it again with the same reservation is
  * a retry: it finds the record as the first attempt left it and answers the same.
  */
 const TRY_RESERVE = `${PRELUDE}
@@ -61,7 +61,6 @@ unschedule(id)
 if ARGV[4] == '1' and r[1] == 'SUBMITTED' then
   index_status(id, r[1], 'IN_PROGRESS')
   redis.call('HSET', TX, 'status', 'IN_PROGRESS')
-  r[1] = 'IN_PROGRESS'
 end
 return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0'}
 `;

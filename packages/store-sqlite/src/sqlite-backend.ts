@@ -150,9 +150,13 @@ export class SqliteBackend implements StoreBackend {
   ): Promise<StoredRecord | 'absent' | 'held'> {
     const args = fence(id, reservation);
     return this.#run('tryReserve', ({ statements: s }) => {
-      const reserve = start ? s.reserveToRun : s.reserve;
+      if (start) {
+        // a SUBMITTED record is started by the same statement; answered as found
+        const started = s.reserveToRun.get(args);
+        if (started) return { ...toRecord(started), status: Status.SUBMITTED };
+      }
       for (;;) {
-        const row = reserve.get(args);
+        const row = s.reserve.get(args);
         if (row) return toRecord(row);
         const verdict = holderVerdict(s.holder.get({ id }), reservation);
         if (verdict !== 'free') return verdict;

@@ -55,7 +55,7 @@ export class ZkWriter {
           ...(start && record.status === Status.SUBMITTED ? { status: Status.IN_PROGRESS } : {}),
           reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
         };
-        return { result: reserved, put: reserved };
+        return { result: { ...reserved, status: record.status }, put: reserved }; // as found
       },
       {
         // Touched only once the record is found free, so contention costs no writes; a

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   FateError,
   FateErrorCode,
@@ -8,6 +9,7 @@ import {
   idAfter,
   isFateError,
   type Reservation,
+  Status,
 } from '@fate/core';
 import { usageError } from '../cli-error.js';
 import { type CommandArgs, stringValue } from '../command.js';
@@ -99,19 +101,32 @@ async function whileHeld<T>(
 ): Promise<T> {
   const deadline = performance.now() + waitForMs;
   const only = { start: id, ...(idAfter(id) ? { end: idAfter(id) as string } : {}) };
-  for (;;) {
+  // Every turn reads and pauses: a record deleted, or taken and let go again and again,
+  // between the attempt and the read never makes this loop hot, and the deadline holds.
+  for (let pause = 10; ; pause = Math.min(pause * 2, 100)) {
     const done = await attempt();
     if (done !== undefined) return done;
     const view = await store.read(id);
-    if (!view.reservation) continue; // released meanwhile
-    if (performance.now() >= deadline) {
-      const holders = await Holders.read(store);
+    if (view.status === Status.UNKNOWN) {
       throw new FateError(
-        FateErrorCode.TIMEOUT,
-        `${id} stayed held by ${holders.describe(view.reservation)} for ${duration(waitForMs)}; try again when it lets go (--wait S waits longer)`,
+        FateErrorCode.NOT_FOUND,
+        `no transaction ${id} (it was deleted meanwhile)`,
       );
     }
-    await store.clearDeadReservations(only);
-    await new Promise((r) => setTimeout(r, 100));
+    if (performance.now() >= deadline) {
+      const holders = await Holders.read(store);
+      const held = view.reservation
+        ? `stayed held by ${holders.describe(view.reservation)}`
+        : 'kept being taken by others';
+      throw new FateError(
+        FateErrorCode.TIMEOUT,
+        `${id} ${held} for ${duration(waitForMs)}; try again when it lets go (--wait S waits longer)`,
+      );
+    }
+    if (view.reservation) {
+      await store.clearDeadReservations(only);
+      pause = 100;
+    }
+    await sleep(Math.min(pause, Math.max(0, deadline - performance.now())));
   }
 }

@@ -65,6 +65,9 @@ export interface ScriptState {
   /** Step `gateAt` waits in `call` for gate `gate`. */
   readonly gate?: string;
   readonly gateAt?: number;
+  /** Step `readyGateAt`'s `isReady` waits for gate `readyGate` (an async readiness probe). */
+  readonly readyGate?: string;
+  readonly readyGateAt?: number;
   /** Step `sleepAt` takes `sleepMs` in `call`; it honours its abort signal only with `abortable`. */
   readonly sleepMs?: number;
   readonly sleepAt?: number;
@@ -85,7 +88,19 @@ export class ScriptStep implements Repo<Recorder> {
     this.#s = state;
   }
 
-  isReady(id: FateId, env: Recorder): number {
+  isReady(id: FateId, env: Recorder): Promise<number> | number {
+    if (this.#s.readyGate && this.#s.readyGateAt === this.#s.n) {
+      const g = env.gate(this.#s.readyGate);
+      if (!g.entered) {
+        g.entered = true;
+        // a probe that ignores its signal: only the engine can keep the call from starting
+        return g.opened.then(() => this.#ready(id, env));
+      }
+    }
+    return this.#ready(id, env);
+  }
+
+  #ready(id: FateId, env: Recorder): number {
     if (this.#s.failReadyAt === this.#s.n) throw new Error(`not ready at ${this.#s.n}`);
     if (this.#s.deferMs && this.#s.n === 1 && !env.deferred.has(id)) {
       env.deferred.add(id);
@@ -98,7 +113,8 @@ export class ScriptStep implements Repo<Recorder> {
     const { n, total } = this.#s;
     const key = `${id}:${n}`;
     env.calls.set(key, (env.calls.get(key) ?? 0) + 1);
-    env.record(id, `call:${n}`);
+    // a call begun with its signal already aborted began after its run was stopped
+    env.record(id, context?.signal.aborted ? `call:${n} (aborted at start)` : `call:${n}`);
     env.effects.set(key, n * 10); // idempotent: the same value however often it runs
     const leave = env.enter(id);
     try {

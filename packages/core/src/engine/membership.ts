@@ -125,7 +125,7 @@ export class Membership {
       if (share >= 0 && now - this.#lastCheck >= this.#o.deadReservationCheckMs) {
         this.#lastCheck = now;
         const range = partitionRange({ partition: share, total: engines.length });
-        const cleared = await store.clearDeadReservations(range);
+        const cleared = await store.clearDeadReservations(range, { sweepStrays: true });
         if (cleared.length > 0) this.#recovered(cleared.map((c) => c.id));
       }
       if (this.#first && !this.#ageOff && now - this.#lastAgeOff >= this.#o.ageOff.everyMs) {

@@ -54,38 +54,70 @@ export async function runTransaction<Env>(
     await fate.unreserve(); // stale scan: finished or not yet submitted
     return 'released';
   }
+  // Whether this run moved it from SUBMITTED (by reserving it to start, or by writing
+  // IN_PROGRESS below) and has begun no call since: then nothing of it has ever run, and a
+  // release gives it back as SUBMITTED, so it can still be cancelled or deleted.
+  let startedHere = fate.startedNow;
+  let begun = false;
+  const release = async (deferMs = 0) => {
+    if (startedHere && !begun) {
+      await fate.commit([
+        { op: 'setStatus', status: Status.SUBMITTED },
+        { op: 'unreserve', deferMs },
+      ]);
+    } else {
+      await fate.unreserve(deferMs);
+    }
+  };
+  const halted = () => ctx.stopping() || !ctx.leaseValid() || signal.aborted;
   const deferredFor = fate.deferUntil - ctx.storeNow();
   if (deferredFor > 0) {
     // a scan that raced the deferral named it: keep the deferral
-    await fate.unreserve(deferredFor);
+    await release(deferredFor);
     return 'deferred';
   }
   const stepContext: StepContext = { signal };
   let current = status;
+  // The top step's call has certainly never begun: nothing of the transaction ran yet, or
+  // this run pushed the step and has not called it. Only then does a failure of its
+  // `isReady` leave it out of the rollback.
+  let topFresh = startedHere || status === Status.SUBMITTED;
   let repo: Repo<Env>;
   try {
     repo = await topRepo(ctx, fate);
   } catch (err) {
-    return fail(ctx, fate, err, signal);
+    return fail(ctx, fate, err, signal, false);
   }
   for (;;) {
-    if (ctx.stopping() || !ctx.leaseValid() || signal.aborted) {
-      await fate.unreserve();
+    if (halted()) {
+      await release();
       return 'released';
     }
     let next: Repo<Env> | undefined;
+    let calling = false;
     try {
       const wait = readyWait(await repo.isReady(fate.id, ctx.env, stepContext), repo, (m) =>
         ctx.warn(m, fate.id),
       );
       if (wait > 0) {
-        await fate.unreserve(wait);
+        await release(wait);
         return 'deferred';
       }
       if (current === Status.SUBMITTED) {
         await fate.setStatus(Status.IN_PROGRESS);
         current = Status.IN_PROGRESS;
+        startedHere = true;
       }
+      // `isReady` (or the write) may have taken long: the lease may have lapsed meanwhile
+      // and another engine cleared and taken the transaction, or shutdown began. Judged
+      // again here, with nothing awaited between this check and the call.
+      if (halted()) {
+        await release();
+        return 'released';
+      }
+      calling = true;
+      begun = true;
+      topFresh = false;
       const call = () => repo.call(fate.id, ctx.env, stepContext);
       next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       if (ctx.idempotencyCheck) {
@@ -96,16 +128,17 @@ export async function runTransaction<Env>(
     } catch (err) {
       if (isStoreFault(err)) throw err;
       if (signal.aborted) throw new Interrupted('the step was interrupted', { cause: err });
-      return fail(ctx, fate, err, signal);
+      return fail(ctx, fate, err, signal, !calling && topFresh);
     }
     if (!next) return succeed(ctx, fate, repo, signal);
     try {
       await fate.push(ctx.steps.serialize(next));
     } catch (err) {
       if (isStoreFault(err)) throw err;
-      return fail(ctx, fate, err, signal);
+      return fail(ctx, fate, err, signal, false);
     }
     repo = next;
+    topFresh = true;
   }
 }
 
@@ -140,26 +173,33 @@ async function succeed<Env>(
     await fate.commit(changes);
   } catch (err) {
     if (isStoreFault(err)) throw err;
-    return fail(ctx, fate, err, signal);
+    return fail(ctx, fate, err, signal, false);
   }
   return Status.SUCCESSFUL;
 }
 
-/** Records the error and rolls back at once. */
+/**
+ * Records the error and rolls back at once. `dropTop`: the top step's call never began
+ * (its `isReady` threw before it ever ran), so it is popped without being undone.
+ */
 async function fail<Env>(
   ctx: RunnerContext<Env>,
   fate: FateStore,
   err: unknown,
   signal: AbortSignal,
+  dropTop: boolean,
 ): Promise<RunOutcome> {
-  const failed: TxChange = { op: 'setStatus', status: Status.FAILED_IN_PROGRESS };
+  const failed: TxChange[] = [
+    { op: 'setStatus', status: Status.FAILED_IN_PROGRESS },
+    ...(dropTop ? [{ op: 'pop' } as const] : []),
+  ];
   try {
-    await fate.commit([{ op: 'setInfo', key: 'error', value: toTxError(err) }, failed]);
+    await fate.commit([{ op: 'setInfo', key: 'error', value: toTxError(err) }, ...failed]);
   } catch (recordErr) {
     // The error cannot be stored (unreadable info, no room): roll back all the same.
     if (isStoreFault(recordErr)) throw recordErr;
     ctx.warn('the error could not be recorded; rolling back without it', fate.id, recordErr);
-    await fate.commit([failed]);
+    await fate.commit(failed);
   }
   return undoAll(ctx, fate, signal);
 }

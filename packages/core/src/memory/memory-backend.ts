@@ -120,7 +120,7 @@ export class MemoryBackend implements StoreBackend {
       reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
     };
     this.#space.records.set(id, reserved);
-    return toStored(reserved);
+    return toStored({ ...reserved, status: r.status }); // the status as found
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {

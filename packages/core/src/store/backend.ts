@@ -119,8 +119,11 @@ export interface StoreBackend {
    * Sets the reservation if the record exists and is unreserved, or is already held by
    * exactly this reservation (a retry). Returns the record as reserved, or why not. With
    * `start` (an engine takes it to run), a SUBMITTED record also becomes IN_PROGRESS in the
-   * same step, saving the engine a write. Nothing else changes: other statuses, stack, info
-   * and the stored deferral stay as they are.
+   * same step, saving the engine a write; the answer then shows the status as it was FOUND
+   * (SUBMITTED: this call started it, so nothing of it has run), while the store holds
+   * IN_PROGRESS. A repeat after it applied finds IN_PROGRESS and says so, which the guard
+   * reads as "may have run". Nothing else changes: other statuses, stack, info and the
+   * stored deferral stay as they are.
    */
   tryReserve(
     id: FateId,

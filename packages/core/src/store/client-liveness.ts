@@ -122,11 +122,16 @@ export class ClientLiveness {
    * without a renewal (or that wrote their tombstone) are cleared, each conditionally on
    * its exact reservation, so two cleaners never do harm. The watch ends when the liveness
    * read was sent, not when its reply came: a beat that landed while a slow reply was on
-   * its way is not in it, and its holder's lease may run from that beat. With a range, holders
-   * that stay lapsed past it are swept from the whole id space too (`#sweepStrays`).
+   * its way is not in it, and its holder's lease may run from that beat.
+   *
+   * With `sweepStrays` (engines only), holders that stayed lapsed past their share's owner
+   * are swept from the whole id space too, by the same rule: their reservations are listed
+   * before the liveness read that judges them, never after (a holder that came back and
+   * reserved anew in between must not lose its new work).
    */
-  async clearDead(range: IdRange | undefined): Promise<ReservationEntry[]> {
+  async clearDead(range: IdRange | undefined, sweepStrays = false): Promise<ReservationEntry[]> {
     const held = await this.reservations(range);
+    const strays = sweepStrays ? await this.#listStrays() : [];
     const { sent, at } = await this.#observe();
     const cleared: ReservationEntry[] = [];
     for (const entry of held) {
@@ -136,29 +141,38 @@ export class ClientLiveness {
       if (this.#observer.verdict(lockId, sent) === 'live') continue;
       if (await this.#clear(entry)) cleared.push(entry);
     }
-    if (range) cleared.push(...(await this.#sweepStrays(sent)));
+    const stillStray = new Set(this.#observer.strays(sent));
+    for (const { lockId, rows } of strays) {
+      if (!stillStray.has(lockId)) continue; // it renewed (or resynced) since: not judged
+      for (const entry of rows) {
+        if (cleared.some((c) => c.id === entry.id)) continue;
+        if (await this.#clear(entry)) cleared.push(entry);
+      }
+      this.#observer.swept(lockId);
+    }
     return cleared;
   }
 
   /**
    * A cleaner cleans its share; a holder whose share's owner died before clearing it would
    * wait for that owner to be judged dead in turn (in a crash storm, again and again). So
-   * holders lapsed half a timeout longer than it takes to judge them are swept here once,
-   * wherever their reservations are: one listing by lock id per dead holder per engine.
+   * holders that look lapsed half a timeout longer than it takes to judge them, as of the
+   * last observation, have their reservations listed here, one listing by lock id each;
+   * `clearDead` clears them only if the observation after the listing still judges so.
    */
-  async #sweepStrays(at: number): Promise<ReservationEntry[]> {
-    const cleared: ReservationEntry[] = [];
-    for (const lockId of this.#observer.strays(at)) {
+  async #listStrays(): Promise<Array<{ lockId: string; rows: ReservationEntry[] }>> {
+    const out: Array<{ lockId: string; rows: ReservationEntry[] }> = [];
+    for (const lockId of this.#observer.strays(performance.now())) {
       if (lockId === this.#lockId) continue;
       const rows = await this.#backend.call('reservations', (b) => b.reservations({ lockId }));
-      for (const row of rows) {
-        if (!isReservation(row.reservation) || row.reservation.lockId !== lockId) continue;
-        const entry = row as ReservationEntry;
-        if (await this.#clear(entry)) cleared.push(entry);
-      }
-      this.#observer.swept(lockId);
+      out.push({
+        lockId,
+        rows: rows.filter(
+          (r) => isReservation(r.reservation) && r.reservation.lockId === lockId,
+        ) as ReservationEntry[],
+      });
     }
-    return cleared;
+    return out;
   }
 
   /** Releases reservations stored under this lock id that this client does not hold. */

@@ -33,6 +33,12 @@ export interface FateStore {
    * stored can still name one: the engine checks this after reserving.
    */
   readonly deferUntil: number;
+  /**
+   * True when this reservation moved it from SUBMITTED to IN_PROGRESS (`tryReserve` with
+   * `start`): nothing of it can have run before. False when it was IN_PROGRESS already, or
+   * when the answer came from a repeat after a lost reply (then nobody knows).
+   */
+  readonly startedNow: boolean;
   /** False once unreserved, deleted, or a write found the reservation gone. */
   readonly isReserved: boolean;
   /**

@@ -99,8 +99,15 @@ export interface FatesStore {
   /**
    * Clears reservations (within `range` when given) whose holder this client has watched
    * for a full liveness timeout without seeing it renew, or that closed; returns them.
+   * Their reservations are always listed before the liveness read that judges them.
+   * `sweepStrays` (for engines, which own a share): also clears, anywhere in the id space,
+   * holders lapsed half a timeout longer than that, whose share's owner did not clear them.
+   * An admin client clearing one id's dead holder passes that id's range and no sweep.
    */
-  clearDeadReservations(range?: IdRange): Promise<ReservationEntry[]>;
+  clearDeadReservations(
+    range?: IdRange,
+    options?: { readonly sweepStrays?: boolean },
+  ): Promise<ReservationEntry[]>;
   /**
    * Self-reconciliation: releases reservations stored under this client's lock id that no
    * handle of this client holds (left by a lost reply, or by a store that lost a release).

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import { type FateId, parseFateId } from '../ids.js';
-import type { Status } from '../status.js';
+import { Status } from '../status.js';
 import { ageOff } from './age-off.js';
 import type { StoreBackend, StoredRecord } from './backend.js';
 import type { StoreCapabilities } from './capabilities.js';
@@ -148,7 +148,18 @@ class GuardedFatesStore implements FatesStore {
       );
       throw err;
     }
-    const handle = new ReservedFate(this.#host, id, reservation, status, record);
+    // Reserved to start, a backend answers with the status as it found it: SUBMITTED means
+    // this very reservation started it (a repeat after a lost reply finds IN_PROGRESS, and
+    // then nothing is assumed). The store now holds IN_PROGRESS.
+    const startedNow = options?.start === true && status === Status.SUBMITTED;
+    const handle = new ReservedFate(
+      this.#host,
+      id,
+      reservation,
+      startedNow ? Status.IN_PROGRESS : status,
+      record,
+      startedNow,
+    );
     this.#ledger.hold(reservation.uuid, handle);
     return handle;
   }
@@ -258,8 +269,11 @@ class GuardedFatesStore implements FatesStore {
     return this.#liveness.isAlive(id);
   }
 
-  clearDeadReservations(range?: IdRange): Promise<ReservationEntry[]> {
-    return this.#liveness.clearDead(range);
+  clearDeadReservations(
+    range?: IdRange,
+    options?: { readonly sweepStrays?: boolean },
+  ): Promise<ReservationEntry[]> {
+    return this.#liveness.clearDead(range, options?.sweepStrays === true);
   }
 
   releaseOrphans(): Promise<ReservationEntry[]> {

@@ -38,6 +38,7 @@ type HandleState = 'reserved' | 'released' | 'deleted' | 'unknown' | 'abandoned'
 export class ReservedFate implements FateStore {
   readonly id: FateId;
   readonly reservation: Reservation;
+  readonly startedNow: boolean;
   readonly #host: HandleHost;
   #deferUntil: number;
   #status: Status;
@@ -54,7 +55,9 @@ export class ReservedFate implements FateStore {
     reservation: Reservation,
     status: Status,
     record: Pick<StoredRecord, 'stack' | 'info' | 'deferUntil'>,
+    startedNow = false,
   ) {
+    this.startedNow = startedNow;
     this.#host = host;
     this.id = id;
     this.reservation = reservation;
