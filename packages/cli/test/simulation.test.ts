@@ -1,26 +1,44 @@
-import { runScenario, scenarioArb } from '@fate/conformance/simulation';
+import { memoryTarget, runScenario, type Scenario, scenarioArb } from '@fate/conformance/simulation';
 import fc from 'fast-check';
-import { expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cliAdmin } from './cli-admin.js';
 
+// `npm run test:sim`: FATE_SIM_SEEDS runs (default 2,000) of the simulation on the memory
+// backend, in virtual time, with the CLI's own admin functions. A failing run prints the one
+// command that replays its shrunk counterexample (FATE_SIM_SEED and FATE_SIM_PATH).
 const runs = Number(process.env.FATE_SIM_SEEDS ?? 2_000);
 const seed = process.env.FATE_SIM_SEED === undefined ? undefined : Number(process.env.FATE_SIM_SEED);
 const path = process.env.FATE_SIM_PATH;
+const target = { ...memoryTarget, admin: cliAdmin };
 
-it(`the simulation finds no violation in ${seed === undefined ? runs : 'the replayed'} run(s)`, async () => {
-  const started = Date.now();
-  const target = { backend: undefined as never, admin: cliAdmin };
-  const details = await fc.check(
-    fc.asyncProperty(scenarioArb, async (sc) => {
-      const result = await runScenario(sc, { ...(await import('@fate/conformance/simulation')).memoryTarget, admin: target.admin });
-      if (result.violations.length > 0) throw new Error(result.violations.join('\n'));
-    }),
-    { numRuns: seed === undefined ? runs : 1, ...(seed !== undefined ? { seed } : {}), ...(path ? { path } : {}) },
-  );
-  console.log(`simulation: ${details.numRuns} runs in ${Date.now() - started} ms (seed ${details.seed})`);
-  if (details.failed) {
-    const replay = `FATE_SIM_SEED=${details.seed} FATE_SIM_PATH=${details.counterexamplePath} npm run test:sim`;
-    console.log(`counterexample: ${JSON.stringify(details.counterexample)}\n${String(details.errorInstance)}\nreplay: ${replay}`);
-    expect.fail(`violation (replay: ${replay}):\n${String((details.errorInstance as Error)?.message)}`);
-  }
-}, 600_000);
+async function noViolation(sc: Scenario): Promise<void> {
+  const { violations } = await runScenario(sc, target);
+  if (violations.length > 0) throw new Error(violations.join('\n'));
+}
+
+describe('simulation (memory backend, virtual time)', () => {
+  it(`finds no violation in ${seed === undefined ? `${runs} seeded runs` : 'the replayed run'}`, async () => {
+    const started = Date.now();
+    const details = await fc.check(fc.asyncProperty(scenarioArb, noViolation), {
+      numRuns: seed === undefined ? runs : 1,
+      ...(seed !== undefined ? { seed } : {}),
+      ...(path ? { path } : {}),
+    });
+    console.log(
+      `simulation: ${details.numRuns} runs, ${details.failed ? 'a violation' : '0 violations'}, ${Date.now() - started} ms (seed ${details.seed})`,
+    );
+    if (details.failed) {
+      const replay = `FATE_SIM_SEED=${details.seed} FATE_SIM_PATH=${details.counterexamplePath} npm run test:sim`;
+      console.log(`counterexample: ${JSON.stringify(details.counterexample?.[0])}`);
+      expect.fail(`${(details.errorInstance as Error)?.message}\nreplay: ${replay}`);
+    }
+  }, 900_000);
+
+  it('runs a seed the same way twice (same history, event for event)', async () => {
+    const [sc] = fc.sample(scenarioArb, { numRuns: 1, seed: 2_026 }) as [Scenario];
+    const a = await runScenario(sc, target);
+    const b = await runScenario(sc, target);
+    expect(a.history.events.length).toBeGreaterThan(10);
+    expect(JSON.stringify(b.history.events)).toBe(JSON.stringify(a.history.events));
+  });
+});

@@ -79,6 +79,8 @@ class Run {
   #client: Fate<SimEnv> | undefined;
   #adminStore: FatesStore | undefined;
   readonly #start: number;
+  /** The plain client's and the admin's processes. */
+  readonly #quiet: SimProcess[] = [];
 
   constructor(sc: Scenario, target: SimTarget, ns: string, world: World | undefined) {
     this.#sc = sc;
@@ -104,11 +106,13 @@ class Run {
   async go(): Promise<SimResult> {
     const h = this.#history;
     const quiet = new SimProcess('client');
+    const admin = new SimProcess('admin');
+    this.#quiet.push(quiet, admin);
     this.#bg(
       (async () => {
         const store = await openClient(this.#stage, quiet, 'client');
         this.#client = new Fate<SimEnv>({ store, env: undefined as never, steps: [{ type: 'sim', fromState: () => { throw new Error('a client runs nothing'); } }] });
-        this.#adminStore = await openClient(this.#stage, new SimProcess('admin'), 'admin');
+        this.#adminStore = await openClient(this.#stage, admin, 'admin');
         await this.#adminStore.registerInstance();
       })(),
     );
@@ -139,6 +143,9 @@ class Run {
     const ms = h.now();
     // the world ends: every process stops where it is (nothing of it runs again)
     for (const slot of this.#slots) slot.crash();
+    for (const p of this.#quiet) p.crash();
+    // let what was in flight run into the crashed processes' gates, inside this world
+    await this.#wait(2 * this.#sc.livenessTimeoutMs);
     return { violations, history: h, ms };
   }
 
@@ -255,7 +262,7 @@ class Run {
     const raw = this.#target.backend(this.#ns);
     await raw.open();
     try {
-      return (await raw.list()).map(({ id, record }) => ({ id, status: record.status, reserved: record.reservation !== null }));
+      return (await raw.list()).map(({ id, record }) => ({ id, status: record.status, holder: record.reservation?.lockId, defer: record.deferUntil }));
     } finally {
       await raw.close();
     }
