@@ -21,7 +21,11 @@ export const cliAdmin: AdminOps = {
       new Set(STORED_STATUSES.filter((s) => !FINISHED_STATUSES.has(s))),
       (fate) =>
         fate.commit([
-          { op: 'setInfo', key: 'error', value: { message: 'failed by admin', name: 'AdminFailure' } },
+          {
+            op: 'setInfo',
+            key: 'error',
+            value: { message: 'failed by admin', name: 'AdminFailure' },
+          },
           { op: 'setStatus', status: Status.FAILED_IN_PROGRESS },
           { op: 'unreserve' },
         ]),

@@ -1,4 +1,9 @@
-import { memoryTarget, runScenario, type Scenario, scenarioArb } from '@fate/conformance/simulation';
+import {
+  memoryTarget,
+  runScenario,
+  type Scenario,
+  scenarioArb,
+} from '@fate/conformance/simulation';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cliAdmin } from './cli-admin.js';
@@ -7,7 +12,8 @@ import { cliAdmin } from './cli-admin.js';
 // backend, in virtual time, with the CLI's own admin functions. A failing run prints the one
 // command that replays its shrunk counterexample (FATE_SIM_SEED and FATE_SIM_PATH).
 const runs = Number(process.env.FATE_SIM_SEEDS ?? 2_000);
-const seed = process.env.FATE_SIM_SEED === undefined ? undefined : Number(process.env.FATE_SIM_SEED);
+const seed =
+  process.env.FATE_SIM_SEED === undefined ? undefined : Number(process.env.FATE_SIM_SEED);
 const path = process.env.FATE_SIM_PATH;
 const target = { ...memoryTarget, admin: cliAdmin };
 

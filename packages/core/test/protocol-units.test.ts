@@ -1,9 +1,8 @@
 // Unit tests of the protocol's pure parts: the lease observer, the lease, ids after a
 // cursor, lock ids.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import { idAfter, instanceIdOf } from '@fate/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Lease } from '../src/engine/lease.js';
 import { LeaseObserver } from '../src/store/lease-observer.js';
 
@@ -110,20 +109,29 @@ describe('Lease', () => {
   });
 
   it('reports each lapse once, by its timer when no renewal came first', async () => {
-    let lapses = 0;
-    const lease = new Lease(20, () => lapses++);
-    lease.renewed(performance.now());
-    await sleep(60);
-    expect(lapses).toBe(1);
-    lease.renewed(performance.now() - 100); // a late reply to a beat sent long ago
-    await sleep(10);
-    expect(lapses).toBe(1);
-    expect(lease.valid).toBe(false);
-    lease.renewed(performance.now());
-    expect(lease.valid).toBe(true);
-    await sleep(60);
-    expect(lapses).toBe(2); // a new stretch of validity, a new lapse
-    lease.stop();
+    // virtual time: on real timers this flaked on a loaded machine (a sleep overslept)
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      let lapses = 0;
+      const lease = new Lease(20, () => lapses++);
+      lease.renewed(performance.now());
+      await vi.advanceTimersByTimeAsync(19);
+      expect(lapses).toBe(0);
+      expect(lease.valid).toBe(true);
+      await vi.advanceTimersByTimeAsync(41);
+      expect(lapses).toBe(1);
+      lease.renewed(performance.now() - 100); // a late reply to a beat sent long ago
+      await vi.advanceTimersByTimeAsync(10);
+      expect(lapses).toBe(1);
+      expect(lease.valid).toBe(false);
+      lease.renewed(performance.now());
+      expect(lease.valid).toBe(true);
+      await vi.advanceTimersByTimeAsync(60);
+      expect(lapses).toBe(2); // a new stretch of validity, a new lapse
+      lease.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

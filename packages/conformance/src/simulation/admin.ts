@@ -30,7 +30,11 @@ export const coreAdmin: AdminOps = {
       const status = await fate.getStatus();
       if (FINISHED_STATUSES.has(status)) return;
       await fate.commit([
-        { op: 'setInfo', key: 'error', value: { message: 'failed by admin', name: 'AdminFailure' } },
+        {
+          op: 'setInfo',
+          key: 'error',
+          value: { message: 'failed by admin', name: 'AdminFailure' },
+        },
         { op: 'setStatus', status: Status.FAILED_IN_PROGRESS },
         { op: 'unreserve' },
       ]);

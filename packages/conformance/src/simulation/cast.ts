@@ -1,4 +1,10 @@
-import { createFatesStore, Fate, type FatesStore, type StoreBackend, type StoredRecord } from '@fate/core';
+import {
+  createFatesStore,
+  Fate,
+  type FatesStore,
+  type StoreBackend,
+  type StoredRecord,
+} from '@fate/core';
 import type { FaultSchedule } from './faults.js';
 import type { History } from './history.js';
 import { SimProcess } from './process.js';
@@ -19,11 +25,19 @@ export interface Stage {
   backend(): StoreBackend;
   readonly atomic: boolean;
   judgeDelete(id: string, before: StoredRecord | undefined, client: string): string | undefined;
+  /** Every backend client opened in this world (closed when it ends, if real). */
+  readonly opened: StoreBackend[];
 }
 
 /** Opens a store client for process `process`, through its own SimBackend. */
-export function openClient(stage: Stage, process: SimProcess, instanceId: string): Promise<FatesStore> {
-  const backend = new SimBackend(stage.backend(), {
+export function openClient(
+  stage: Stage,
+  process: SimProcess,
+  instanceId: string,
+): Promise<FatesStore> {
+  const inner = stage.backend();
+  stage.opened.push(inner);
+  const backend = new SimBackend(inner, {
     process,
     client: instanceId,
     history: stage.history,
@@ -46,7 +60,6 @@ export class EngineSlot {
   process: SimProcess;
   state: 'down' | 'starting' | 'running' | 'stopping' = 'down';
   #fate: Fate<SimEnv> | undefined;
-  #store: FatesStore | undefined;
 
   constructor(name: string, spec: EngineSpec, stage: Stage) {
     this.name = name;
@@ -64,7 +77,6 @@ export class EngineSlot {
     this.process = process;
     try {
       const store = await openClient(this.#stage, process, this.name);
-      this.#store = store;
       const env: SimEnv = { process, history: h, lockId: () => store.lockId, deferred: new Set() };
       const s = this.#spec;
       const fate = new Fate<SimEnv>({
@@ -73,7 +85,12 @@ export class EngineSlot {
         steps: [simStepType],
         ...(s.layout === 'one'
           ? { workers: s.workers }
-          : { pools: [{ name: 'slow', ops: ['b'], workers: 1 }, { name: 'default', workers: s.workers }] }),
+          : {
+              pools: [
+                { name: 'slow', ops: ['b'], workers: 1 },
+                { name: 'default', workers: s.workers },
+              ],
+            }),
         scanner: s.scanner,
         retentionMs: this.#stage.retentionMs,
         ageOffCheckMs: this.#stage.ageOffCheckMs,

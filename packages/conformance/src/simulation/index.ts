@@ -3,8 +3,19 @@ export { type CallFault, type FaultDecision, FaultSchedule } from './faults.js';
 export { History, type SimEvent } from './history.js';
 export { checkHistory, type FinalRecord } from './invariants.js';
 export { SimProcess } from './process.js';
-export { type SimResult, type SimTarget, memoryTarget, runScenario } from './runner.js';
-export { type Command, type EngineSpec, type Scenario, SCENARIO_MS, scenarioArb, type TxSpec } from './scenario.js';
+export { REGRESSIONS, type Regression } from './regressions.js';
+export { memoryTarget, runScenario, type SimResult, type SimTarget } from './runner.js';
+export {
+  type Command,
+  type EngineSpec,
+  SCENARIO_MS,
+  type Scenario,
+  type ScenarioBounds,
+  scenarioArb,
+  scenarios,
+  type TxSpec,
+} from './scenario.js';
 export { MAX_CALLS_PER_SECOND, SimBackend, SimFault } from './sim-backend.js';
 export { firstStep, type SimEnv, SimStep, type StepSpec, simStepType } from './steps.js';
+export { runSimulationSuite } from './suite.js';
 export { enterWorld, type World } from './world.js';

@@ -32,12 +32,16 @@ export function checkHistory(
   const end = events.reduce((m, e) => Math.max(m, e.t), 0) + 1;
   const valid = leases(events, options.leaseMs);
   const spansOf = (lockId: string): Span[] => valid.get(lockId) ?? [];
-  const steps = events.filter((e): e is StepEvent => e.e === 'call' || e.e === 'undo' || e.e === 'ready');
+  const steps = events.filter(
+    (e): e is StepEvent => e.e === 'call' || e.e === 'undo' || e.e === 'ready',
+  );
   // (1) a call begins only under a valid lease
   for (const e of steps) {
     if (e.e !== 'call' || e.end) continue;
     if (!spansOf(e.lockId).some(([a, b]) => a <= e.t && e.t < b)) {
-      out.push(`at ${e.t} ms: call of step ${e.index} of ${e.id} began in ${e.lockId} whose lease was not valid`);
+      out.push(
+        `at ${e.t} ms: call of step ${e.index} of ${e.id} began in ${e.lockId} whose lease was not valid`,
+      );
     }
   }
   // (1) no two live holders run a call of one transaction at once. A call counts as run by
@@ -67,23 +71,32 @@ export function checkHistory(
   // (2) outcomes
   const present = new Map(records.map((r) => [r.id, r]));
   for (const r of records) {
-    if (!FINISHED_STATUSES.has(r.status as Status)) out.push(`${r.id} is stuck ${r.status} at the end${r.holder ? `, held by ${r.holder}` : ''}${r.defer ? `, deferred until ${r.defer}` : ''}`);
+    if (!FINISHED_STATUSES.has(r.status as Status))
+      out.push(
+        `${r.id} is stuck ${r.status} at the end${r.holder ? `, held by ${r.holder}` : ''}${r.defer ? `, deferred until ${r.defer}` : ''}`,
+      );
   }
   for (const [id, mine] of byIncarnation(events)) {
     const record = present.get(id);
     const began = new Set(mine.flatMap((e) => (e.e === 'call' && !e.end ? [e.index] : [])));
-    const cancelled = mine.find((e) => e.e === 'admin' && e.op === 'cancel' && e.end && e.outcome === 'ok');
+    const cancelled = mine.find(
+      (e) => e.e === 'admin' && e.op === 'cancel' && e.end && e.outcome === 'ok',
+    );
     if (cancelled) {
       const late = mine.find((e) => e.e === 'call' && !e.end && e.t > cancelled.t);
-      if (late) out.push(`${id} was cancelled at ${cancelled.t} ms, yet a step call began at ${late.t} ms`);
+      if (late)
+        out.push(`${id} was cancelled at ${cancelled.t} ms, yet a step call began at ${late.t} ms`);
     }
     if (record?.status !== 'FAILED') continue;
     const undoEnds = (k: number) =>
-      mine.filter((e) => e.e === 'undo' && e.end && e.index === k && e.outcome !== 'aborted').map((e) => e.t);
+      mine
+        .filter((e) => e.e === 'undo' && e.end && e.index === k && e.outcome !== 'aborted')
+        .map((e) => e.t);
     const lastUndoBegin = (k: number) =>
       Math.max(...mine.filter((e) => e.e === 'undo' && !e.end && e.index === k).map((e) => e.t));
     for (const k of began) {
-      if (undoEnds(k).length === 0) out.push(`${id} ended FAILED but step ${k}, whose call began, was never undone`);
+      if (undoEnds(k).length === 0)
+        out.push(`${id} ended FAILED but step ${k}, whose call began, was never undone`);
       for (const j of began) {
         if (j >= k || undoEnds(k).length === 0) continue;
         if (!undoEnds(k).some((t) => t <= lastUndoBegin(j))) {
@@ -98,7 +111,10 @@ export function checkHistory(
     if (e.e === 'inserted') created.set(e.id, (created.get(e.id) ?? 0) + 1);
     if (e.e === 'seed' && e.created) {
       const left = (created.get(e.id) ?? 0) - 1;
-      if (left < 0) out.push(`at ${e.t} ms: a seed of ${e.id}${e.key ? ` (key ${e.key})` : ''} was told created, but no insert of it is left to account for that`);
+      if (left < 0)
+        out.push(
+          `at ${e.t} ms: a seed of ${e.id}${e.key ? ` (key ${e.key})` : ''} was told created, but no insert of it is left to account for that`,
+        );
       created.set(e.id, left);
     }
   }

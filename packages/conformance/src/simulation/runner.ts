@@ -29,6 +29,10 @@ export interface SimTarget {
   readonly atomic?: boolean;
   /** Admin operations. Default `coreAdmin`. */
   readonly admin?: AdminOps;
+  /** When the quiet end begins (ms from the start). Default `SCENARIO_MS`. */
+  readonly scenarioMs?: number;
+  /** How long the quiet end may take before what is unfinished counts as stuck. Default 120 s. */
+  readonly quietMaxMs?: number;
   /** Removes the world's store afterwards. */
   drop?(namespace: string): Promise<void> | void;
 }
@@ -51,7 +55,10 @@ const QUIET_MAX_MS = 120_000;
 let worlds = 0;
 
 /** Runs one scenario to its quiet end and checks every invariant. */
-export async function runScenario(sc: Scenario, target: SimTarget = memoryTarget): Promise<SimResult> {
+export async function runScenario(
+  sc: Scenario,
+  target: SimTarget = memoryTarget,
+): Promise<SimResult> {
   const virtual = target.virtual ?? true;
   const world: World | undefined = virtual ? enterWorld(sc.salt) : undefined;
   const namespace = `sim${sc.salt.toString(36)}w${++worlds}`;
@@ -99,6 +106,7 @@ class Run {
       backend: () => target.backend(ns),
       atomic: target.atomic ?? virtual(target),
       judgeDelete: (id, before, client) => this.#judgeDelete(id, before, client),
+      opened: [],
     };
     this.#slots = sc.engines.map((spec, i) => new EngineSlot(`e${i}`, spec, this.#stage));
   }
@@ -111,7 +119,18 @@ class Run {
     this.#bg(
       (async () => {
         const store = await openClient(this.#stage, quiet, 'client');
-        this.#client = new Fate<SimEnv>({ store, env: undefined as never, steps: [{ type: 'sim', fromState: () => { throw new Error('a client runs nothing'); } }] });
+        this.#client = new Fate<SimEnv>({
+          store,
+          env: undefined as never,
+          steps: [
+            {
+              type: 'sim',
+              fromState: () => {
+                throw new Error('a client runs nothing');
+              },
+            },
+          ],
+        });
         this.#adminStore = await openClient(this.#stage, admin, 'admin');
         await this.#adminStore.registerInstance();
       })(),
@@ -121,16 +140,20 @@ class Run {
       await this.#until(cmd.at);
       this.#do(cmd);
     }
-    await this.#until(SCENARIO_MS);
+    await this.#until(this.#target.scenarioMs ?? SCENARIO_MS);
     // the quiet end: no more faults, pauses or stalls; every engine up again
     this.#stage.faults.off();
     h.add({ t: h.now(), e: 'process', name: 'world', what: 'quiet' });
     for (const slot of this.#slots) slot.process.heal();
-    const deadline = h.now() + QUIET_MAX_MS;
+    const deadline = h.now() + (this.#target.quietMaxMs ?? QUIET_MAX_MS);
     let records = await this.#records();
     while (h.now() < deadline) {
       for (const slot of this.#slots) if (slot.state === 'down') this.#bg(slot.start());
-      if (this.#pending.size === 0 && records.every((r) => FINISHED_STATUSES.has(r.status as Status))) break;
+      if (
+        this.#pending.size === 0 &&
+        records.every((r) => FINISHED_STATUSES.has(r.status as Status))
+      )
+        break;
       await this.#wait(250);
       records = await this.#records();
     }
@@ -145,7 +168,12 @@ class Run {
     for (const slot of this.#slots) slot.crash();
     for (const p of this.#quiet) p.crash();
     // let what was in flight run into the crashed processes' gates, inside this world
-    await this.#wait(2 * this.#sc.livenessTimeoutMs);
+    await this.#wait(this.#world ? 2 * this.#sc.livenessTimeoutMs : 100);
+    if (!this.#world) {
+      // real clients hold connections: close them all (what hangs is left behind)
+      const closing = this.#stage.opened.map((b) => b.close().catch(() => undefined));
+      await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 5_000))]);
+    }
     return { violations, history: h, ms };
   }
 
@@ -181,7 +209,7 @@ class Run {
       case 'pause':
       case 'stall': {
         const slot = this.#slot(cmd.engine);
-        if (!slot || slot.state !== 'running') return;
+        if (slot?.state !== 'running') return;
         h.add({ t: h.now(), e: 'process', name: slot.name, what: `${cmd.kind}(${cmd.ms})` });
         if (cmd.kind === 'pause') slot.process.pause(cmd.ms);
         else slot.process.stallHeartbeats(cmd.ms);
@@ -208,7 +236,14 @@ class Run {
         );
     results.forEach((r, i) => {
       const key = cmd.txs[i]?.key;
-      h.add({ t: h.now(), e: 'seed', id: r.id, created: r.created, client: 'client', ...(key ? { key } : {}) });
+      h.add({
+        t: h.now(),
+        e: 'seed',
+        id: r.id,
+        created: r.created,
+        client: 'client',
+        ...(key ? { key } : {}),
+      });
       if (r.created) this.#seeded.push({ id: r.id, ...(key ? { key } : {}) });
     });
   }
@@ -262,7 +297,12 @@ class Run {
     const raw = this.#target.backend(this.#ns);
     await raw.open();
     try {
-      return (await raw.list()).map(({ id, record }) => ({ id, status: record.status, holder: record.reservation?.lockId, defer: record.deferUntil }));
+      return (await raw.list()).map(({ id, record }) => ({
+        id,
+        status: record.status,
+        holder: record.reservation?.lockId,
+        defer: record.deferUntil,
+      }));
     } finally {
       await raw.close();
     }

@@ -19,7 +19,12 @@ export interface TxSpec {
 
 /** A timed command of a scenario; `at` is virtual ms from the start. */
 export type Command =
-  | { readonly at: number; readonly kind: 'seed'; readonly many: boolean; readonly txs: readonly TxSpec[] }
+  | {
+      readonly at: number;
+      readonly kind: 'seed';
+      readonly many: boolean;
+      readonly txs: readonly TxSpec[];
+    }
   | {
       readonly at: number;
       readonly kind: 'admin';
@@ -28,9 +33,19 @@ export type Command =
       readonly target: number;
     }
   | { readonly at: number; readonly kind: 'ageOff'; readonly retentionMs: number }
-  | { readonly at: number; readonly kind: 'shutdown'; readonly engine: number; readonly timeoutMs: number | undefined }
+  | {
+      readonly at: number;
+      readonly kind: 'shutdown';
+      readonly engine: number;
+      readonly timeoutMs: number | undefined;
+    }
   | { readonly at: number; readonly kind: 'crash' | 'restart'; readonly engine: number }
-  | { readonly at: number; readonly kind: 'pause' | 'stall'; readonly engine: number; readonly ms: number };
+  | {
+      readonly at: number;
+      readonly kind: 'pause' | 'stall';
+      readonly engine: number;
+      readonly ms: number;
+    };
 
 /** Everything one run does: the world, the commands, and the fault plan. */
 export interface Scenario {
@@ -58,7 +73,8 @@ const stepArb: fc.Arbitrary<StepSpec> = fc.record({
   undoMs: fc.integer({ min: 0, max: 1_000 }),
 });
 
-const rare = (n: number): fc.Arbitrary<boolean> => fc.integer({ min: 0, max: n - 1 }).map((x) => x === 0);
+const rare = (n: number): fc.Arbitrary<boolean> =>
+  fc.integer({ min: 0, max: n - 1 }).map((x) => x === 0);
 
 const stepSpecArb: fc.Arbitrary<StepSpec> = fc
   .tuple(stepArb, rare(12), rare(6))
@@ -74,41 +90,64 @@ const txArb: fc.Arbitrary<TxSpec> = fc.record(
   { requiredKeys: ['op', 'autoClean', 'steps'] },
 );
 
-const at = fc.integer({ min: 0, max: SCENARIO_MS });
-const engineIx = fc.integer({ min: 0, max: 2 });
-
-const commandArb: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ at, kind: fc.constant('seed' as const), many: fc.boolean(), txs: fc.array(txArb, { minLength: 1, maxLength: 3 }) }) },
-  {
-    weight: 4,
-    arbitrary: fc.record({
-      at,
-      kind: fc.constant('admin' as const),
-      op: fc.constantFrom('cancel', 'fail', 'delete', 'forceDelete', 'show'),
-      target: fc.nat(20),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ at, kind: fc.constant('ageOff' as const), retentionMs: fc.constantFrom(0, 500, 2_000) }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      at,
-      kind: fc.constant('shutdown' as const),
-      engine: engineIx,
-      timeoutMs: fc.option(fc.integer({ min: 0, max: 3_000 }), { nil: undefined }),
-    }),
-  },
-  { weight: 1, arbitrary: fc.record({ at, kind: fc.constantFrom('crash' as const, 'restart' as const), engine: engineIx }) },
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      at,
-      kind: fc.constantFrom('pause' as const, 'stall' as const),
-      engine: engineIx,
-      ms: fc.integer({ min: 100, max: 6_000 }),
-    }),
-  },
-);
+function commandArb(scenarioMs: number): fc.Arbitrary<Command> {
+  const at = fc.integer({ min: 0, max: scenarioMs });
+  const engineIx = fc.integer({ min: 0, max: 2 });
+  return fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        at,
+        kind: fc.constant('seed' as const),
+        many: fc.boolean(),
+        txs: fc.array(txArb, { minLength: 1, maxLength: 3 }),
+      }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        at,
+        kind: fc.constant('admin' as const),
+        op: fc.constantFrom('cancel', 'fail', 'delete', 'forceDelete', 'show'),
+        target: fc.nat(20),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        at,
+        kind: fc.constant('ageOff' as const),
+        retentionMs: fc.constantFrom(0, 500, 2_000),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        at,
+        kind: fc.constant('shutdown' as const),
+        engine: engineIx,
+        timeoutMs: fc.option(fc.integer({ min: 0, max: 3_000 }), { nil: undefined }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        at,
+        kind: fc.constantFrom('crash' as const, 'restart' as const),
+        engine: engineIx,
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        at,
+        kind: fc.constantFrom('pause' as const, 'stall' as const),
+        engine: engineIx,
+        ms: fc.integer({ min: 100, max: 6_000 }),
+      }),
+    },
+  );
+}
 
 const faultArb: fc.Arbitrary<FaultDecision> = fc.record({
   gap: fc.integer({ min: 0, max: 120 }),
@@ -116,25 +155,42 @@ const faultArb: fc.Arbitrary<FaultDecision> = fc.record({
   fault: fc.constantFrom('none', 'none', 'fail', 'lose', 'hang'),
 });
 
-export const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
-  salt: fc.nat(),
-  livenessTimeoutMs: fc.constantFrom(1_000, 2_000, 3_000),
-  retentionMs: fc.constantFrom(0, 1_000, 60_000),
-  ageOffCheckMs: fc.constantFrom(500, 2_000, 10_000),
-  // one scanner for every engine: engines of one group scanning with different scanners
-  // strand work neither partition covers (found by this simulation; see REGRESSIONS.md)
-  engines: fc
-    .tuple(
-      fc.constantFrom('range' as const, 'hash' as const),
-      fc.array(
-        fc.record({
-          layout: fc.constantFrom('one' as const, 'two' as const),
-          workers: fc.integer({ min: 1, max: 3 }),
-        }),
-        { minLength: 1, maxLength: 3 },
-      ),
-    )
-    .map(([scanner, engines]) => engines.map((e) => ({ ...e, scanner }))),
-  commands: fc.array(commandArb, { minLength: 1, maxLength: 12 }).map((cs) => [...cs].sort((a, b) => a.at - b.at)),
-  faults: fc.array(faultArb, { maxLength: 16 }),
-});
+/** Bounds of generated scenarios. */
+export interface ScenarioBounds {
+  /** Commands happen within this many virtual ms (the runner's quiet end follows). */
+  readonly scenarioMs?: number;
+  readonly maxCommands?: number;
+  readonly maxEngines?: number;
+}
+
+/** Scenarios within `bounds` (defaults: 8 s, 12 commands, 3 engines). */
+export function scenarios(bounds: ScenarioBounds = {}): fc.Arbitrary<Scenario> {
+  const scenarioMs = bounds.scenarioMs ?? SCENARIO_MS;
+  return fc.record({
+    salt: fc.nat(),
+    livenessTimeoutMs: fc.constantFrom(1_000, 2_000, 3_000),
+    retentionMs: fc.constantFrom(0, 1_000, 60_000),
+    ageOffCheckMs: fc.constantFrom(500, 2_000, 10_000),
+    // one scanner for every engine: engines of one group scanning with different scanners
+    // strand work neither partition covers (found by this simulation; see REGRESSIONS.md)
+    engines: fc
+      .tuple(
+        fc.constantFrom('range' as const, 'hash' as const),
+        fc.array(
+          fc.record({
+            layout: fc.constantFrom('one' as const, 'two' as const),
+            workers: fc.integer({ min: 1, max: 3 }),
+          }),
+          { minLength: 1, maxLength: bounds.maxEngines ?? 3 },
+        ),
+      )
+      .map(([scanner, engines]) => engines.map((e) => ({ ...e, scanner }))),
+    commands: fc
+      .array(commandArb(scenarioMs), { minLength: 1, maxLength: bounds.maxCommands ?? 12 })
+      .map((cs) => [...cs].sort((a, b) => a.at - b.at)),
+    faults: fc.array(faultArb, { maxLength: 16 }),
+  });
+}
+
+/** The scenarios of `npm run test:sim`. */
+export const scenarioArb: fc.Arbitrary<Scenario> = scenarios();

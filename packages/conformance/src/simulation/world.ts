@@ -42,10 +42,7 @@ export function enterWorld(salt: number): World {
   const realUuid = crypto.randomUUID;
   const realBytes = crypto.randomBytes;
   let n = 0;
-  const draw = (): Buffer =>
-    createHash('sha256')
-      .update(`${salt}:${++n}`)
-      .digest();
+  const draw = (): Buffer => createHash('sha256').update(`${salt}:${++n}`).digest();
   crypto.randomUUID = (() => {
     const b = draw();
     b[6] = ((b[6] as number) & 0x0f) | 0x40;
