@@ -171,8 +171,11 @@ export class Fate<Env = unknown> {
   }
 
   /**
-   * Cancels a transaction that has not started (NEW or SUBMITTED): it ends FAILED and none
-   * of its steps run. Anything else is refused with `FATE_ILLEGAL_STATUS`.
+   * Cancels a transaction none of whose steps has ever begun (NEW or SUBMITTED — a
+   * transaction an engine took but let go before its first `call`, e.g. a first step that
+   * deferred itself, is SUBMITTED again): it ends FAILED and none of its steps run.
+   * IN_PROGRESS (a `call` may have begun) and the rest are refused with
+   * `FATE_ILLEGAL_STATUS`; `fate fail` rolls an IN_PROGRESS one back instead.
    */
   cancel(id: FateId, options: WaitOptions = {}): Promise<void> {
     return cancel(this.#o.store, id, options);
