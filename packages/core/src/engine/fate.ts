@@ -10,6 +10,7 @@ import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { Lease } from './lease.js';
 import { type FateLogger, throttled } from './logger.js';
 import { Membership } from './membership.js';
+import { membershipGroup } from './pools.js';
 import { FateMetrics } from './metrics.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
 import { PoolWatch } from './pool-watch.js';
@@ -83,7 +84,7 @@ export class Fate<Env = unknown> {
     this.#membership = new Membership({
       store: this.#o.store,
       source: this.#o.partitions,
-      group: pools.group,
+      group: membershipGroup(pools.group, this.#o.scanner.strategy),
       heartbeatMs: this.#o.heartbeatMs,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
       reconcileMs: this.#o.reconcileMs,
