@@ -68,6 +68,8 @@ export interface ScriptState {
   /** Step `readyGateAt`'s `isReady` waits for gate `readyGate` (an async readiness probe). */
   readonly readyGate?: string;
   readonly readyGateAt?: number;
+  /** The gate holds only an `isReady` asked after this step's call already ran once. */
+  readonly readyGateAfterCall?: boolean;
   /** Step `sleepAt` takes `sleepMs` in `call`; it honours its abort signal only with `abortable`. */
   readonly sleepMs?: number;
   readonly sleepAt?: number;
@@ -89,7 +91,12 @@ export class ScriptStep implements Repo<Recorder> {
   }
 
   isReady(id: FateId, env: Recorder): Promise<number> | number {
-    if (this.#s.readyGate && this.#s.readyGateAt === this.#s.n) {
+    const calledBefore = (env.calls.get(`${id}:${this.#s.n}`) ?? 0) > 0;
+    if (
+      this.#s.readyGate &&
+      this.#s.readyGateAt === this.#s.n &&
+      (!this.#s.readyGateAfterCall || calledBefore)
+    ) {
       const g = env.gate(this.#s.readyGate);
       if (!g.entered) {
         g.entered = true;
