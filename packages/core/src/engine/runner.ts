@@ -123,6 +123,10 @@ export async function runTransaction<Env>(
       if (ctx.idempotencyCheck) {
         // as if the process died after call: the step is found again and re-run
         await repo.isReady(fate.id, ctx.env, stepContext);
+        if (halted()) {
+          await release(); // judged again after the awaited isReady, as before the first call
+          return 'released';
+        }
         next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       }
     } catch (err) {
