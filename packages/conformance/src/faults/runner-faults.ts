@@ -106,6 +106,21 @@ export function runnerFaultTests(target: ConformanceTarget): void {
       expect(ctx.env.log.get(id)).toBeUndefined();
     });
 
+    it('gives back as SUBMITTED what a shutdown interrupted in an isReady that honours its signal', async () => {
+      const fate = await ctx.engine();
+      const { id } = await fate.seed(
+        script(1, { readyGate: 'aborted', readyGateAt: 1, readyAbortable: true }),
+        { opName: 'op' },
+      );
+      const probe = ctx.env.gate('aborted');
+      await eventually('isReady is pending', async () => probe.entered, 10_000);
+      await fate.shutdown(100); // then its signal is aborted and the probe gives up
+      const view = await (await ctx.client()).read(id as FateId);
+      expect(ctx.env.log.get(id)).toBeUndefined(); // nothing ran
+      expect(view.reservation).toBeUndefined();
+      expect(view.status).toBe(Status.SUBMITTED);
+    });
+
     it.each([
       [1, []],
       [3, ['call:1', 'call:2', 'undo:2', 'undo:1']],
