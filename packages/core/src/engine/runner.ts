@@ -131,6 +131,10 @@ export async function runTransaction<Env>(
       }
     } catch (err) {
       if (isStoreFault(err)) throw err;
+      if (signal.aborted && !calling) {
+        await release(); // stopped before its call began: given back as the checks above do
+        return 'released';
+      }
       if (signal.aborted) throw new Interrupted('the step was interrupted', { cause: err });
       return fail(ctx, fate, err, signal, !calling && topFresh);
     }
