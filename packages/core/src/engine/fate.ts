@@ -10,11 +10,11 @@ import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { Lease } from './lease.js';
 import { type FateLogger, throttled } from './logger.js';
 import { Membership } from './membership.js';
-import { membershipGroup } from './pools.js';
 import { FateMetrics } from './metrics.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
 import { PoolWatch } from './pool-watch.js';
 import type { PoolStats } from './pools.js';
+import { membershipGroup } from './pools.js';
 import { WorkFinder } from './work-finder.js';
 import { Workers } from './workers.js';
 
