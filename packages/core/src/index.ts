@@ -24,7 +24,7 @@ export type {
   StoredRecord,
 } from './store/backend.js';
 export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
-export { checkJson, sameReservation } from './store/codec.js';
+export { checkJson, MAX_JSON_DEPTH, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
 export type { FatesStore } from './store/fates-store.js';
 export { createFatesStore } from './store/guarded-fates-store.js';
