@@ -45,6 +45,11 @@ const CONFIG_ERRORS: ReadonlyArray<readonly [RegExp, (config: RedisConfig) => st
   [/^WRONGPASS/, () => 'check the user name and password in the URL'],
   [/^NOPERM/, () => "the user's ACL does not allow what the store needs"],
   [/cluster support disabled/, () => 'this Redis is no Cluster: use a redis:// URL'],
+  [
+    /certificate|self[- ]signed|Hostname\/IP does not match|CERT_|unable to verify/i,
+    (c) =>
+      `the server's TLS certificate is not trusted: check ${c.ca === undefined ? 'the system CAs or give ?ca=/path/ca.pem' : `the CA file ${c.ca}`} and that the certificate names the host`,
+  ],
 ];
 
 function messageOf(err: unknown): string {
