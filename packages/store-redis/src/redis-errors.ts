@@ -8,9 +8,21 @@ export function describeTarget(config: RedisConfig): string {
   return `${config.tls ? 'rediss' : 'redis'}://${config.host}:${config.port}/${config.db}`;
 }
 
-/** Any failure of a Redis call as the store's one operational error, with the cause kept. */
+/**
+ * Any failure of a Redis call as the store's one operational error, with the cause kept;
+ * an ACL refusal (NOPERM) is `FATE_STORE_CONFIG`.
+ */
 export function unavailable(config: RedisConfig, what: string, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
+  // An ACL refusal does not pass with time: the user's rules must change.
+  if (/^NOPERM/.test(messageOf(cause))) {
+    return new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `Redis at ${describeTarget(config)}: ${what} failed: ${messageOf(cause)} (the user's ACL ` +
+        "does not allow what the store needs: see the README's Security section)",
+      { cause },
+    );
+  }
   return new FateError(
     FateErrorCode.STORE_UNAVAILABLE,
     `Redis at ${describeTarget(config)}: ${what} failed: ${messageOf(cause)}`,
