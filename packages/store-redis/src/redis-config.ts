@@ -1,4 +1,10 @@
-import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
+import {
+  FateError,
+  FateErrorCode,
+  invalidArgument,
+  readUrlParams,
+  redactStoreUrl,
+} from '@fate/core';
 import { MAX_SHARDS } from './redis-shards.js';
 
 /** One Redis node: host and port. */
@@ -128,13 +134,8 @@ const FORMS =
 function badUrl(url: string, why: string): FateError {
   return new FateError(
     FateErrorCode.BAD_URL,
-    `bad Redis URL ${JSON.stringify(redactRedisUrl(url))}: ${why} (expected ${FORMS})`,
+    `bad Redis URL ${JSON.stringify(redactStoreUrl(url))}: ${why} (expected ${FORMS})`,
   );
-}
-
-/** `url` with any `user:password@` replaced by `***@`, for messages. */
-export function redactRedisUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/?#]*@/i, '$1***@');
 }
 
 // scheme, credentials, hosts, path, query, fragment. The WHATWG parser takes one host only.

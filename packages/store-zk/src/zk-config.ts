@@ -1,4 +1,10 @@
-import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
+import {
+  FateError,
+  FateErrorCode,
+  invalidArgument,
+  readUrlParams,
+  redactStoreUrl,
+} from '@fate/core';
 import { readCredentialsFile, splitCredentials, ZkAuth } from './zk-auth.js';
 
 /** Where and how to reach ZooKeeper. */
@@ -112,15 +118,10 @@ const CONFIG_KEYS: Record<keyof typeof PARAMS, keyof ZkConfig> = {
   worldRead: 'worldRead',
 };
 
-/** `url` with any `user:password@` replaced by `***@`, for messages. */
-export function redactZkUrl(url: unknown): string {
-  return typeof url === 'string' ? url.replace(/^(zk:\/\/)[^/?#]*@/i, '$1***@') : String(url);
-}
-
 function badUrl(url: unknown, why: string): FateError {
   return new FateError(
     FateErrorCode.BAD_URL,
-    `not a ZooKeeper store URL: ${JSON.stringify(redactZkUrl(url))}: ${why} ` +
+    `not a ZooKeeper store URL: ${JSON.stringify(redactStoreUrl(url as string))}: ${why} ` +
       '(try zk://host:2181/fate or zk://h1:2181,h2:2181/app/fate?sessionTimeout=10000; the ' +
       'path is the chroot all data lives under, /fate when the URL has none)',
   );
