@@ -9,11 +9,22 @@ export function describeTarget(config: RedisConfig): string {
 }
 
 /**
+ * ioredis attaches the command to a server's error reply, so an AUTH or HELLO refused at
+ * connect would carry the password into any log that prints the cause: blanked here.
+ */
+function withoutSecrets(cause: unknown): unknown {
+  const command = (cause as { command?: { name?: unknown; args?: unknown } } | null)?.command;
+  if (command && /^(auth|hello)$/i.test(String(command.name))) command.args = ['***'];
+  return cause;
+}
+
+/**
  * Any failure of a Redis call as the store's one operational error, with the cause kept;
  * an ACL refusal (NOPERM) is `FATE_STORE_CONFIG`.
  */
 export function unavailable(config: RedisConfig, what: string, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
+  withoutSecrets(cause);
   // An ACL refusal does not pass with time: the user's rules must change.
   if (/^NOPERM/.test(messageOf(cause))) {
     return new FateError(
@@ -38,6 +49,7 @@ export function unavailable(config: RedisConfig, what: string, cause: unknown): 
  */
 export function openFailure(config: RedisConfig, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
+  withoutSecrets(cause);
   const detail = messageOf(cause);
   const hint = CONFIG_ERRORS.find(([pattern]) => pattern.test(detail))?.[1];
   if (!hint) return unavailable(config, 'connecting', cause);

@@ -59,6 +59,11 @@ export class ZkClient {
     return this.#session.get();
   }
 
+  /** Ends the current session (a failed open); the next request opens another. */
+  disconnect(): Promise<void> {
+    return this.#session.disconnect();
+  }
+
   /** Closes the session. Idempotent. */
   close(): Promise<void> {
     return this.#session.close();

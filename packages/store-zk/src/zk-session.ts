@@ -165,6 +165,17 @@ export class ZkSession {
   }
 
   /**
+   * Ends the current session without closing the client (a failed open), so nothing keeps
+   * the process alive; the next request opens a new session.
+   */
+  async disconnect(): Promise<void> {
+    await this.#opening?.catch(() => undefined);
+    const zk = this.#zk;
+    this.#zk = undefined;
+    zk?.close();
+  }
+
+  /**
    * Forgets a handle whose session is over even though no `close` event said so, so the
    * next request opens a new session instead of failing on the dead one forever.
    */

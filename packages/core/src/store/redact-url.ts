@@ -13,7 +13,7 @@ const SECRET_PARAM = /pass|secret|token/i;
 export function redactStoreUrl(url: string): string {
   if (typeof url !== 'string') return String(url);
   const userinfo = url.replace(
-    /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*)@/i,
+    /^((?:[a-z][a-z0-9+.-]*:)?\/\/)([^@/?#]*)@/i,
     (_, scheme: string, info: string) =>
       `${scheme}${info.includes(':') ? `${info.slice(0, info.indexOf(':'))}:***` : info}@`,
   );
