@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
  * The commands a Redis store sends, and nothing else: its Lua scripts' commands (checked
  * by the ACL inside scripts too), the scripts' loading and calls, the reads outside
  * scripts, wake-ups (PUBLISH/SUBSCRIBE), the server clock, and what ioredis sends at
- * connect (INFO for its ready check, SELECT, CLUSTER SLOTS on a Cluster). The README's
+ * connect (INFO for its ready check, SELECT; on a Cluster CLUSTER SLOTS, CLUSTER INFO and
+ * CLIENT SETNAME for its subscriber connection). The README's
  * least-privilege rule is this list.
  */
 export const STORE_COMMANDS = [
@@ -38,6 +39,8 @@ export const STORE_COMMANDS = [
   'subscribe',
   'unsubscribe',
   'cluster|slots',
+  'cluster|info',
+  'client|setname',
 ] as const;
 
 /**
