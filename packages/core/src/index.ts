@@ -37,6 +37,7 @@ export {
   type StoreModule,
 } from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
+export { redactStoreUrl } from './store/redact-url.js';
 export * from './store/types.js';
 export {
   readUrlParams,
