@@ -24,7 +24,7 @@ export type {
   StoredRecord,
 } from './store/backend.js';
 export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
-export { checkJson, sameReservation } from './store/codec.js';
+export { checkJson, MAX_JSON_DEPTH, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
 export type { FatesStore } from './store/fates-store.js';
 export { createFatesStore } from './store/guarded-fates-store.js';
@@ -37,6 +37,7 @@ export {
   type StoreModule,
 } from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
+export { redactStoreUrl } from './store/redact-url.js';
 export * from './store/types.js';
 export {
   readUrlParams,

@@ -37,7 +37,14 @@ export interface Repo<Env = unknown> {
     env: Env,
     context: StepContext,
   ): Promise<Repo<Env> | undefined> | Repo<Env> | undefined;
-  /** Reverses what `call` did (also after a partial `call`). */
+  /**
+   * Reverses what `call` did. It runs, newest first, for every step left on the stack when
+   * the transaction fails — so also for a step whose `call` was cut short (a crash or a
+   * lapse mid-`call`, then a failure later) and for the top step of a transaction an admin
+   * failed (`fate fail`), whose `call` may not have begun: it must be safe when `call` did
+   * nothing. It is NOT run for a step whose `isReady` threw while the engine knows its
+   * `call` never began (pushed in the same run, or nothing of the transaction had run).
+   */
   undo(id: FateId, env: Env, context: StepContext): Promise<void> | void;
   /** The state persisted with the step; `fromState` of its type must rebuild it. */
   state(): JsonValue;

@@ -5,8 +5,10 @@ import {
   checkJson,
   createFatesStore,
   Fate,
+  FateErrorCode,
   type FateLogger,
   type JsonValue,
+  MAX_JSON_DEPTH,
   MAX_READY_WAIT_MS,
   MemoryBackend,
   type Repo,
@@ -143,6 +145,25 @@ describe('what may be stored', () => {
     expect(() => checkJson('state', cycle)).toThrow(/cycle/);
     const shared = { n: 1 };
     expect(() => checkJson('state', { a: shared, b: shared, c: { d: null } })).not.toThrow();
+  });
+
+  it('refuses values nested too deep with a typed error, not a stack overflow', () => {
+    const nest = (depth: number): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < depth; i++) v = i % 2 ? [v] : { v };
+      return v;
+    };
+    expect(() => checkJson('state', nest(MAX_JSON_DEPTH))).not.toThrow();
+    for (const depth of [MAX_JSON_DEPTH + 1, 100_000]) {
+      let error: unknown;
+      try {
+        checkJson('state', nest(depth));
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toMatchObject({ code: FateErrorCode.INVALID_ARGUMENT });
+      expect(String(error)).toMatch(/nested deeper than 256 levels/);
+    }
   });
 
   it('records an error with its code and cause chain, bounded', () => {

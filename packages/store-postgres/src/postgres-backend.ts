@@ -183,13 +183,16 @@ export class PostgresBackend implements StoreBackend {
   ): Promise<StoredRecord | 'absent' | 'held'> {
     const args = fence(id, reservation);
     return this.#run('tryReserve', async ({ pool, statements: s }) => {
-      if (start) {
-        // a SUBMITTED record is started by the same statement; answered as found
-        const [started] = await s.reserveToRun.rows(pool, args);
-        if (started) return { ...toRecord(started), status: Status.SUBMITTED };
-      }
       for (;;) {
+        if (start) {
+          // a SUBMITTED record is started by the same statement; answered as found
+          const [started] = await s.reserveToRun.rows(pool, args);
+          if (started) return { ...toRecord(started), status: Status.SUBMITTED };
+        }
         const [row] = await s.reserve.rows(pool, args);
+        // SUBMITTED after all (released between the two statements): held by us now, so
+        // the next turn's reserveToRun starts it
+        if (row && start && row.status === Status.SUBMITTED) continue;
         if (row) return toRecord(row);
         const [holder] = await s.holder.rows(pool, { id });
         const verdict = holderVerdict(holder, reservation);

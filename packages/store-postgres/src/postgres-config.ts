@@ -1,4 +1,10 @@
-import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
+import {
+  FateError,
+  FateErrorCode,
+  invalidArgument,
+  readUrlParams,
+  redactStoreUrl,
+} from '@fate/core';
 
 /** Where and how to open a PostgreSQL store. */
 export interface PostgresConfig {
@@ -60,7 +66,44 @@ export function resolvePostgresConfig(config: PostgresConfig): ResolvedPostgresC
   if (!Number.isInteger(queryTimeoutMs) || queryTimeoutMs < 1) {
     throw invalidArgument('queryTimeoutMs must be a positive integer');
   }
-  return Object.freeze({ connectionString, schema, poolSize, queryTimeoutMs });
+  return Object.freeze({
+    connectionString: withLibpqSsl(connectionString),
+    schema,
+    poolSize,
+    queryTimeoutMs,
+  });
+}
+
+/** The `sslmode` values libpq defines and node-postgres can honour. */
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'];
+
+/**
+ * `sslmode` with libpq's meaning, stated to node-postgres (`uselibpqcompat=true`), which
+ * otherwise reads `require` and `verify-ca` as `verify-full` and warns that this will
+ * change: `require` encrypts without checking the certificate (unless `sslrootcert` is
+ * given: then as `verify-ca`), `verify-ca` checks the chain up to `sslrootcert`,
+ * `verify-full` also the host name. node-postgres's own `no-verify` and libpq's `allow`
+ * (no TLS unless the server insists) are refused.
+ */
+function withLibpqSsl(connectionString: string): string {
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    throw invalidArgument('connectionString must be a postgres:// or postgresql:// URL');
+  }
+  const mode = url.searchParams.get('sslmode');
+  if (mode === null) return connectionString;
+  if (!SSL_MODES.includes(mode)) {
+    throw invalidArgument(`sslmode must be one of ${SSL_MODES.join(', ')} (libpq's meaning)`);
+  }
+  const compat = url.searchParams.get('uselibpqcompat');
+  if (compat === 'true') return connectionString;
+  if (compat !== null) {
+    throw invalidArgument('fate reads sslmode as libpq does: leave out uselibpqcompat');
+  }
+  url.searchParams.set('uselibpqcompat', 'true');
+  return url.href;
 }
 
 /** The URL parameters fate reads itself; every other one is node-postgres's. */
@@ -103,7 +146,5 @@ function badUrl(url: string, hint: string): FateError {
   );
 }
 
-/** The URL without its password, for messages. */
-export function redact(url: string): string {
-  return url.replace(/^(\w+:\/\/[^:/@]*):[^@/]*@/, '$1:***@');
-}
+/** The URL without its password (in the userinfo or a `password=` parameter), for messages. */
+export const redact = redactStoreUrl;

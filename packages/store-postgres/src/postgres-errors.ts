@@ -6,8 +6,27 @@ import { FateError, FateErrorCode } from '@fate/core';
  */
 const CONFIG_SQLSTATES = /^(28|3D000|3F000|42501)/;
 
-/** Node errors that say the configured host cannot be found at all. */
-const CONFIG_ERRNOS = new Set(['ENOTFOUND']);
+/**
+ * Node errors that say the configured host cannot be found at all, that the server's TLS
+ * certificate is not trusted (or does not name the host), or that a file the URL names
+ * (`sslrootcert`) cannot be read.
+ */
+const CONFIG_ERRNOS = new Set([
+  'ENOTFOUND',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** A file the configuration names cannot be opened (not a socket: that server may come up). */
+const unreadableFile = (err: { code?: unknown; syscall?: unknown }) =>
+  (err.code === 'ENOENT' || err.code === 'EACCES') && err.syscall === 'open';
 
 /**
  * Maps a failure to a `FateError` with the original as `cause`: `FATE_STORE_CONFIG` for
@@ -23,7 +42,8 @@ export function toStoreError(err: unknown, what: string, where: string): unknown
   if (!(err instanceof Error)) return err;
   const code = (err as { code?: unknown }).code;
   const config =
-    typeof code === 'string' && (CONFIG_SQLSTATES.test(code) || CONFIG_ERRNOS.has(code));
+    (typeof code === 'string' && (CONFIG_SQLSTATES.test(code) || CONFIG_ERRNOS.has(code))) ||
+    unreadableFile(err as { code?: unknown; syscall?: unknown });
   return new FateError(
     config ? FateErrorCode.STORE_CONFIG : FateErrorCode.STORE_UNAVAILABLE,
     `PostgreSQL store ${where}: ${what} failed${typeof code === 'string' ? ` (${code})` : ''}: ${err.message}`,

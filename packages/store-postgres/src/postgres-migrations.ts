@@ -60,7 +60,10 @@ export async function migrate(pool: Pool, schema: string): Promise<void> {
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`fate:migrate:${schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema
+    // exists: a role that owns only its schema (least privilege) must not need it.
+    const found = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [schema]);
+    if (found.rowCount === 0) await client.query(`CREATE SCHEMA ${schema}`);
     const { db } = postgresDialect(schema);
     await run(client, createMetaTable(db).compile());
     const current = await version(client, schema);

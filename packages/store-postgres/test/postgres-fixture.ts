@@ -33,12 +33,17 @@ export async function withClient<T>(serverUrl: string, fn: (c: pg.Client) => Pro
  */
 export const TEST_POOL_SIZE = '4';
 
-/** A fresh schema in the database at `serverUrl`; every `backend()` is a new client. */
+/**
+ * A fresh schema in the database at `serverUrl`; every `backend()` is a new client. With
+ * `options`, the schema is the one given and the store connects to `storeServer` (the
+ * same database as another role, say), while set-up and cleanup use `serverUrl`.
+ */
 export function postgresFixture(
   serverUrl: string,
+  options: { readonly schema?: string; readonly storeServer?: string } = {},
 ): StoreFixture & { readonly url: string; readonly schema: string } {
-  const schema = newSchema();
-  const url = storeUrl(serverUrl, { schema, poolSize: TEST_POOL_SIZE });
+  const schema = options.schema ?? newSchema();
+  const url = storeUrl(options.storeServer ?? serverUrl, { schema, poolSize: TEST_POOL_SIZE });
   return {
     url,
     schema,

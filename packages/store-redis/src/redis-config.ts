@@ -1,4 +1,10 @@
-import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
+import {
+  FateError,
+  FateErrorCode,
+  invalidArgument,
+  readUrlParams,
+  redactStoreUrl,
+} from '@fate/core';
 import { MAX_SHARDS } from './redis-shards.js';
 
 /** One Redis node: host and port. */
@@ -20,8 +26,16 @@ export interface RedisConfig {
   readonly db: number;
   readonly username?: string;
   readonly password?: string;
-  /** `rediss://`: connect over TLS. */
+  /**
+   * `rediss://`: connect over TLS. The server's certificate is always verified (there is
+   * no switch to skip it), against the system's CAs or `ca`, and must name the host.
+   */
   readonly tls: boolean;
+  /**
+   * A PEM file of the CA certificates to trust instead of the system's, read at every
+   * connect (URL: `?ca=/path/ca.pem`, percent-encoded). Only with `tls`.
+   */
+  readonly ca?: string;
   /** Every key of the store lives under `{<prefix>}` or a shard tag made from it; default `fate`. */
   readonly prefix: string;
   /**
@@ -72,6 +86,7 @@ export function resolveRedisConfig(input: RedisConfigInput): RedisConfig {
     ...(input.username !== undefined ? { username: input.username } : {}),
     ...(input.password !== undefined ? { password: input.password } : {}),
     tls: input.tls ?? false,
+    ...(input.ca !== undefined ? { ca: input.ca } : {}),
     prefix: input.prefix ?? DEFAULT_PREFIX,
     shards: input.shards ?? 1,
     commandTimeoutMs: input.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs,
@@ -85,6 +100,12 @@ export function resolveRedisConfig(input: RedisConfigInput): RedisConfig {
     throw invalidArgument('db must be an integer >= 0');
   if (config.nodes && config.db !== 0) throw invalidArgument('a Redis Cluster has only db 0');
   if (typeof config.tls !== 'boolean') throw invalidArgument('tls must be a boolean');
+  if (config.ca !== undefined && (typeof config.ca !== 'string' || config.ca === '')) {
+    throw invalidArgument('ca must be the path of a PEM file');
+  }
+  if (config.ca !== undefined && !config.tls) {
+    throw invalidArgument('ca is for TLS connections: use a rediss:// URL (or tls: true)');
+  }
   if (typeof config.prefix !== 'string' || !PREFIX.test(config.prefix)) {
     throw invalidArgument('prefix must be 1-100 characters of [A-Za-z0-9_.:-]');
   }
@@ -107,13 +128,13 @@ function checkNode(node: RedisNode): void {
 }
 
 const FORMS =
-  'redis[s]://[user:password@]host[:port][/db][?prefix=name&shards=n] or ' +
+  'redis[s]://[user:password@]host[:port][/db][?prefix=name&shards=n&ca=path] or ' +
   'redis+cluster://[user:password@]host:port[,host:port…][?prefix=name&shards=n]';
 
 function badUrl(url: string, why: string): FateError {
   return new FateError(
     FateErrorCode.BAD_URL,
-    `bad Redis URL ${JSON.stringify(url)}: ${why} (expected ${FORMS})`,
+    `bad Redis URL ${JSON.stringify(redactStoreUrl(url))}: ${why} (expected ${FORMS})`,
   );
 }
 
@@ -152,7 +173,9 @@ export function parseUrlFields(url: string): Partial<RedisConfig> {
     tls: scheme === 'rediss',
     ...parseCredentials(url, credentials),
   };
-  return { ...fields, ...parseQuery(url, query) };
+  const params = parseQuery(url, query);
+  if (params.ca !== undefined && !fields.tls) throw badUrl(url, 'ca= needs a rediss:// URL');
+  return { ...fields, ...params };
 }
 
 function parseNode(url: string, text: string): RedisNode {
@@ -185,9 +208,13 @@ function parseCredentials(
 const PARAMS = {
   prefix: { kind: 'text', pattern: PREFIX, hint: '1-100 characters of [A-Za-z0-9_.:-]' },
   shards: { kind: 'integer', max: MAX_SHARDS },
+  ca: { kind: 'text', pattern: /^[^\0]+$/, hint: 'the path of a PEM file' },
 } as const;
 
-function parseQuery(url: string, query: string): Pick<Partial<RedisConfig>, 'prefix' | 'shards'> {
+function parseQuery(
+  url: string,
+  query: string,
+): Pick<Partial<RedisConfig>, 'prefix' | 'shards' | 'ca'> {
   const fail = (why: string): never => {
     throw badUrl(url, why);
   };

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import type { ConnectionOptions } from 'node:tls';
+import { FateError, FateErrorCode } from '@fate/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
 import type { RedisConfig, RedisNode } from './redis-config.js';
-import { openFailure } from './redis-errors.js';
+import { describeTarget, openFailure } from './redis-errors.js';
 import type { RedisClient } from './redis-script.js';
 
 // Kept from the server's own error at connect (ioredis reports them as events, and then
@@ -18,8 +21,7 @@ function nodeOptions(config: RedisConfig): RedisOptions {
   return {
     ...(config.username !== undefined ? { username: config.username } : {}),
     ...(config.password !== undefined ? { password: config.password } : {}),
-    // SNI takes a host name only; an IP address is checked against the certificate instead.
-    ...(config.tls ? { tls: isIP(config.host) ? {} : { servername: config.host } } : {}),
+    ...(config.tls ? { tls: tlsOptions(config) } : {}),
     lazyConnect: true,
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
@@ -31,6 +33,26 @@ function nodeOptions(config: RedisConfig): RedisOptions {
     // kept a process alive that had nothing else to do.
     disconnectTimeout: 100,
   };
+}
+
+/**
+ * TLS as Node verifies it by default (`rejectUnauthorized` is never turned off): the chain
+ * up to the system's CAs or the `ca` file's, and the host name or IP address in the
+ * certificate. The `ca` file is read at every connect, so a rotated CA is picked up.
+ */
+function tlsOptions(config: RedisConfig): ConnectionOptions {
+  // SNI takes a host name only; an IP address is checked against the certificate instead.
+  const sni = isIP(config.host) ? {} : { servername: config.host };
+  if (config.ca === undefined) return sni;
+  try {
+    return { ...sni, ca: readFileSync(config.ca) };
+  } catch (cause) {
+    const code = (cause as { code?: string }).code ?? 'error';
+    throw new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `Redis at ${describeTarget(config)}: cannot read the CA file ${JSON.stringify(config.ca)} (${code})`,
+    );
+  }
 }
 
 /** Reconnection goes on in the background while `reconnect()` says so (after the first ready). */

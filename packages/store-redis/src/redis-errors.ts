@@ -8,9 +8,32 @@ export function describeTarget(config: RedisConfig): string {
   return `${config.tls ? 'rediss' : 'redis'}://${config.host}:${config.port}/${config.db}`;
 }
 
-/** Any failure of a Redis call as the store's one operational error, with the cause kept. */
+/**
+ * ioredis attaches the command to a server's error reply, so an AUTH or HELLO refused at
+ * connect would carry the password into any log that prints the cause: blanked here.
+ */
+function withoutSecrets(cause: unknown): unknown {
+  const command = (cause as { command?: { name?: unknown; args?: unknown } } | null)?.command;
+  if (command && /^(auth|hello)$/i.test(String(command.name))) command.args = ['***'];
+  return cause;
+}
+
+/**
+ * Any failure of a Redis call as the store's one operational error, with the cause kept;
+ * an ACL refusal (NOPERM) is `FATE_STORE_CONFIG`.
+ */
 export function unavailable(config: RedisConfig, what: string, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
+  withoutSecrets(cause);
+  // An ACL refusal does not pass with time: the user's rules must change.
+  if (/^NOPERM/.test(messageOf(cause))) {
+    return new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `Redis at ${describeTarget(config)}: ${what} failed: ${messageOf(cause)} (the user's ACL ` +
+        "does not allow what the store needs: see the README's Security section)",
+      { cause },
+    );
+  }
   return new FateError(
     FateErrorCode.STORE_UNAVAILABLE,
     `Redis at ${describeTarget(config)}: ${what} failed: ${messageOf(cause)}`,
@@ -26,6 +49,7 @@ export function unavailable(config: RedisConfig, what: string, cause: unknown): 
  */
 export function openFailure(config: RedisConfig, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
+  withoutSecrets(cause);
   const detail = messageOf(cause);
   const hint = CONFIG_ERRORS.find(([pattern]) => pattern.test(detail))?.[1];
   if (!hint) return unavailable(config, 'connecting', cause);
@@ -45,6 +69,11 @@ const CONFIG_ERRORS: ReadonlyArray<readonly [RegExp, (config: RedisConfig) => st
   [/^WRONGPASS/, () => 'check the user name and password in the URL'],
   [/^NOPERM/, () => "the user's ACL does not allow what the store needs"],
   [/cluster support disabled/, () => 'this Redis is no Cluster: use a redis:// URL'],
+  [
+    /certificate|self[- ]signed|Hostname\/IP does not match|CERT_|unable to verify/i,
+    (c) =>
+      `the server's TLS certificate is not trusted: check ${c.ca === undefined ? 'the system CAs or give ?ca=/path/ca.pem' : `the CA file ${c.ca}`} and that the certificate names the host`,
+  ],
 ];
 
 function messageOf(err: unknown): string {

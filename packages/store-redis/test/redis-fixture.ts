@@ -4,6 +4,17 @@ import { createFatesStore } from '@fate/core';
 import { RedisBackend, redisKeys } from '@fate/store-redis';
 import { Cluster, Redis } from 'ioredis';
 
+/** How a fixture's store and admin clients connect, when not both to `base` as is. */
+export interface FixtureOptions {
+  /** The URL the admin client (cleanup, corruption) uses, as the default user. */
+  readonly adminUrl?: string;
+  /**
+   * The store's URL without `prefix`, made for the fixture's fresh prefix (an ACL user
+   * limited to that prefix, say); may have parameters already (`?ca=`).
+   */
+  readonly storeBase?: (prefix: string) => Promise<string>;
+}
+
 /**
  * A store under a fresh key prefix on the Redis or Redis Cluster at `base` (a store URL
  * without parameters), cut into `shards` shards: every `backend()` is a new client;
@@ -13,11 +24,17 @@ import { Cluster, Redis } from 'ioredis';
  * empty store has no other key); `destroy` unlinks every key of the prefix. The
  * conformance suites and other packages' tests (the CLI's) use it.
  */
-export async function redisFixture(base: string, shards = 1): Promise<StoreFixture> {
+export async function redisFixture(
+  base: string,
+  shards = 1,
+  options: FixtureOptions = {},
+): Promise<StoreFixture> {
   const prefix = `t${randomBytes(6).toString('hex')}`;
-  const url = `${base}?prefix=${prefix}${shards > 1 ? `&shards=${shards}` : ''}`;
+  const storeBase = (await options.storeBase?.(prefix)) ?? base;
+  const params = `prefix=${prefix}${shards > 1 ? `&shards=${shards}` : ''}`;
+  const url = `${storeBase}${storeBase.includes('?') ? '&' : '?'}${params}`;
   const keys = redisKeys(prefix, shards);
-  const admin = adminClient(base);
+  const admin = adminClient(options.adminUrl ?? base);
   await admin.connect();
   // every key of the store starts with '{<prefix>' (its own tag or a shard's)
   const storeKeys = async () => {

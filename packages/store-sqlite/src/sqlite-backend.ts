@@ -150,13 +150,16 @@ export class SqliteBackend implements StoreBackend {
   ): Promise<StoredRecord | 'absent' | 'held'> {
     const args = fence(id, reservation);
     return this.#run('tryReserve', ({ statements: s }) => {
-      if (start) {
-        // a SUBMITTED record is started by the same statement; answered as found
-        const started = s.reserveToRun.get(args);
-        if (started) return { ...toRecord(started), status: Status.SUBMITTED };
-      }
       for (;;) {
+        if (start) {
+          // a SUBMITTED record is started by the same statement; answered as found
+          const started = s.reserveToRun.get(args);
+          if (started) return { ...toRecord(started), status: Status.SUBMITTED };
+        }
         const row = s.reserve.get(args);
+        // SUBMITTED after all (another process released it between the two statements):
+        // held by us now, so the next turn's reserveToRun starts it
+        if (row && start && row.status === Status.SUBMITTED) continue;
         if (row) return toRecord(row);
         const verdict = holderVerdict(s.holder.get({ id }), reservation);
         if (verdict !== 'free') return verdict;

@@ -82,8 +82,14 @@ export class ZkBackend implements StoreBackend {
 
   /** Connects, calibrates the clock and lays out the tree where it is missing. */
   async open(): Promise<void> {
-    await this.#client.session();
-    await openTree(this.#client, this.#layout, this.#records, this.#reserved);
+    try {
+      await this.#client.session();
+      await openTree(this.#client, this.#layout, this.#records, this.#reserved);
+    } catch (err) {
+      // A refused open (an ACL, a bad chroot) must not leave a session keeping the process up.
+      await this.#client.disconnect();
+      throw err;
+    }
   }
 
   /** Ends the session. Liveness records are not ephemeral: they outlive it for their ttl. */

@@ -1,4 +1,5 @@
 import { FateErrorCode, isFateError } from '@fate/core';
+import type { ZkAuth } from './zk-auth.js';
 import { localNow, ZkClock } from './zk-clock.js';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { ZkDeadlines } from './zk-deadlines.js';
@@ -34,6 +35,11 @@ export class ZkClient {
     this.#session = new ZkSession(config);
   }
 
+  /** The identity this client authenticates as, if any. */
+  get auth(): ZkAuth | undefined {
+    return this.#config.auth;
+  }
+
   /** Increases with every new session. */
   get generation(): number {
     return this.#session.generation;
@@ -51,6 +57,11 @@ export class ZkClient {
   /** The connected session, opening one if there is none. */
   session(): Promise<NativeZk> {
     return this.#session.get();
+  }
+
+  /** Ends the current session (a failed open); the next request opens another. */
+  disconnect(): Promise<void> {
+    return this.#session.disconnect();
   }
 
   /** Closes the session. Idempotent. */
@@ -143,17 +154,38 @@ export class ZkClient {
     return result[0] ?? [];
   }
 
-  /** Creates a node: 'exists' when it already does, 'nonode' when its parent does not. */
+  /**
+   * Creates a node: 'exists' when it already does, 'nonode' when its parent does not.
+   *
+   * With credentials, a `setACL` follows right behind the create on the same session:
+   * the binding creates every node with the open ACL and takes no ACL argument, so the
+   * node is world-writable only between those two requests. The `setACL` is conditional
+   * on the ACL never having been set (`aversion` 0), so it also repairs a node whose
+   * `setACL` was lost, when the create is repeated, and never touches a node set since.
+   */
   async create(
     path: string,
     data: Buffer | string,
     flags: number,
   ): Promise<'ok' | 'exists' | 'nonode'> {
-    const { rc } = await this.#request<[string]>('create', path, (zk, cb) =>
+    const created = this.#request<[string]>('create', path, (zk, cb) =>
       zk.native.a_create(path, data, flags, cb),
     );
-    if (rc === Rc.OK) return 'ok';
-    if (rc === Rc.NODEEXISTS) return 'exists';
+    const auth = this.#config.auth;
+    const restricted = auth
+      ? this.#request<[]>('setACL', path, (zk, cb) => zk.native.a_set_acl(path, 0, auth.acl(), cb))
+      : undefined;
+    // Both answers are awaited, so neither rejection goes unhandled.
+    const [{ rc }, acl] = await Promise.all([created, restricted]);
+    if (rc === Rc.OK || rc === Rc.NODEEXISTS) {
+      const aclRc = acl?.rc ?? Rc.OK;
+      // BADVERSION: the ACL was set already; NONODE: deleted meanwhile.
+      if (aclRc !== Rc.OK && aclRc !== Rc.BADVERSION && aclRc !== Rc.NONODE) {
+        // NOAUTH on an existing node: not ours to restrict; the create's answer stands.
+        if (!(rc === Rc.NODEEXISTS && aclRc === Rc.NOAUTH)) throw failure('setACL', path, aclRc);
+      }
+      return rc === Rc.OK ? 'ok' : 'exists';
+    }
     if (rc === Rc.NONODE) return 'nonode';
     throw failure('create', path, rc);
   }

@@ -1,4 +1,11 @@
-import { FateError, FateErrorCode, invalidArgument, readUrlParams } from '@fate/core';
+import {
+  FateError,
+  FateErrorCode,
+  invalidArgument,
+  readUrlParams,
+  redactStoreUrl,
+} from '@fate/core';
+import { readCredentialsFile, splitCredentials, ZkAuth } from './zk-auth.js';
 
 /** Where and how to reach ZooKeeper. */
 export interface ZkConfig {
@@ -23,6 +30,16 @@ export interface ZkConfig {
    * ZooKeeper's default). The declared record limit is derived from it.
    */
   readonly juteMaxBuffer?: number;
+  /**
+   * ZooKeeper `digest` credentials, `user:password`: sent with `addAuthInfo` on every
+   * session, and every node the store creates gets an ACL with all rights for this
+   * identity only. In a URL: `zk://user:password@host:2181/chroot` (percent-encoded).
+   */
+  readonly auth?: string;
+  /** A file whose first line is `user:password` (instead of `auth`; URL: `?authFile=`). */
+  readonly authFile?: string;
+  /** With credentials: anyone may also read (not change) the store's nodes. URL: `?worldRead=1`. */
+  readonly worldRead?: boolean;
 }
 
 /** A validated config with every default filled in, frozen. */
@@ -33,6 +50,8 @@ export interface ResolvedZkConfig {
   readonly connectTimeoutMs: number;
   readonly operationTimeoutMs: number;
   readonly juteMaxBuffer: number;
+  /** The identity sessions authenticate as, and whose ACL new nodes carry; none: open ACLs. */
+  readonly auth: ZkAuth | undefined;
 }
 
 export const DEFAULT_CHROOT = '/fate';
@@ -86,6 +105,8 @@ const PARAMS = {
   connectTimeout: { kind: 'integer', max: 999_999_999 },
   operationTimeout: { kind: 'integer', max: 999_999_999 },
   juteMaxBuffer: { kind: 'integer', max: 999_999_999 },
+  authFile: { kind: 'text', pattern: /^[^\0]+$/, hint: 'a file path' },
+  worldRead: { kind: 'choice', values: ['0', '1'] },
 } as const;
 
 const CONFIG_KEYS: Record<keyof typeof PARAMS, keyof ZkConfig> = {
@@ -93,37 +114,65 @@ const CONFIG_KEYS: Record<keyof typeof PARAMS, keyof ZkConfig> = {
   connectTimeout: 'connectTimeoutMs',
   operationTimeout: 'operationTimeoutMs',
   juteMaxBuffer: 'juteMaxBuffer',
+  authFile: 'authFile',
+  worldRead: 'worldRead',
 };
 
 function badUrl(url: unknown, why: string): FateError {
   return new FateError(
     FateErrorCode.BAD_URL,
-    `not a ZooKeeper store URL: ${JSON.stringify(url)}: ${why} ` +
+    `not a ZooKeeper store URL: ${JSON.stringify(redactStoreUrl(url as string))}: ${why} ` +
       '(try zk://host:2181/fate or zk://h1:2181,h2:2181/app/fate?sessionTimeout=10000; the ' +
       'path is the chroot all data lives under, /fate when the URL has none)',
   );
 }
 
+/** `user:password` of a URL's userinfo, percent-decoded, or a reason it is not one. */
+function userinfo(text: string): string | { error: string } {
+  const at = text.indexOf(':');
+  try {
+    const user = decodeURIComponent(text.slice(0, at));
+    const password = decodeURIComponent(text.slice(at + 1));
+    if (at < 1 || user === '' || password === '' || user.includes(':')) throw new Error();
+    return `${user}:${password}`;
+  } catch {
+    return { error: 'credentials must be user:password@ (percent-encoded, neither empty)' };
+  }
+}
+
 /**
- * Parses `zk://host:port[,host:port…][/chroot][?sessionTimeout=ms&connectTimeout=ms&
- * operationTimeout=ms&juteMaxBuffer=bytes]`. Without a chroot the data lives under
- * `/fate`: two stores on one ensemble share their data unless their chroots differ.
- * Anything else is a `FateError` with code `FATE_BAD_URL`.
+ * Parses `zk://[user:password@]host:port[,host:port…][/chroot][?sessionTimeout=ms&
+ * connectTimeout=ms&operationTimeout=ms&juteMaxBuffer=bytes&authFile=path&worldRead=1]`.
+ * Without a chroot the data lives under `/fate`: two stores on one ensemble share their
+ * data unless their chroots differ. Anything else is a `FateError` with code
+ * `FATE_BAD_URL`, whose message never holds the password.
  */
 export function parseZkUrl(url: string): ZkConfig {
   const match =
-    typeof url === 'string' ? /^zk:\/\/([^/?#]+)([^?#]*)(?:\?([^#]*))?$/i.exec(url) : null;
+    typeof url === 'string'
+      ? /^zk:\/\/(?:([^/?#@]*)@)?([^/?#@]+)([^?#]*)(?:\?([^#]*))?$/i.exec(url)
+      : null;
   if (!match) throw badUrl(url, 'expected zk://host:port[,host:port]/chroot');
-  const connect = checkConnect(match[1] as string);
+  const [, info, hosts, path, query] = match;
+  const credentials = info === undefined ? undefined : userinfo(info);
+  if (typeof credentials === 'object') throw badUrl(url, credentials.error);
+  const connect = checkConnect(hosts as string);
   if (typeof connect !== 'string') throw badUrl(url, connect.error);
-  const chroot = checkChroot(match[2] ?? '');
+  const chroot = checkChroot(path ?? '');
   if (typeof chroot !== 'string') throw badUrl(url, chroot.error);
   const fail = (why: string): never => {
     throw badUrl(url, why);
   };
   const config: Record<string, unknown> = { connect, chroot };
-  for (const [name, value] of Object.entries(readUrlParams(match[3] ?? '', PARAMS, fail).values)) {
-    config[CONFIG_KEYS[name as keyof typeof PARAMS]] = value;
+  if (credentials !== undefined) config.auth = credentials;
+  for (const [name, value] of Object.entries(readUrlParams(query ?? '', PARAMS, fail).values)) {
+    config[CONFIG_KEYS[name as keyof typeof PARAMS]] = name === 'worldRead' ? value === '1' : value;
+  }
+  if (config.auth !== undefined && config.authFile !== undefined) {
+    fail('give the credentials once: user:password@ or authFile=, not both');
+  }
+  if (config.worldRead === true && config.auth === undefined && config.authFile === undefined) {
+    fail('worldRead=1 needs credentials (user:password@ or authFile=)');
   }
   return config as unknown as ZkConfig;
 }
@@ -169,5 +218,29 @@ export function resolveZkConfig(config: ZkConfig): ResolvedZkConfig {
       DEFAULT_OPERATION_TIMEOUT_MS,
     ),
     juteMaxBuffer,
+    auth: resolveAuth(config),
   });
+}
+
+/** The identity of `auth` or `authFile` (read now), or undefined when neither is given. */
+function resolveAuth(config: ZkConfig): ZkAuth | undefined {
+  const { auth, authFile, worldRead } = config;
+  if (worldRead !== undefined && typeof worldRead !== 'boolean') {
+    throw invalidArgument('worldRead must be a boolean');
+  }
+  if (auth !== undefined && typeof auth !== 'string')
+    throw invalidArgument('auth must be a string');
+  if (authFile !== undefined && (typeof authFile !== 'string' || authFile === '')) {
+    throw invalidArgument('authFile must be a file path');
+  }
+  if (auth !== undefined && authFile !== undefined) {
+    throw invalidArgument('give auth or authFile, not both');
+  }
+  if (auth === undefined && authFile === undefined) {
+    if (worldRead) throw invalidArgument('worldRead needs credentials (auth or authFile)');
+    return undefined;
+  }
+  const [user, password] =
+    auth !== undefined ? splitCredentials(auth, 'auth') : readCredentialsFile(authFile as string);
+  return new ZkAuth(user, password, worldRead === true);
 }

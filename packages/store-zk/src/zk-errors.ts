@@ -15,7 +15,12 @@ const RC_NAMES: Record<number, string> = Object.fromEntries(
  * lies under an ephemeral node (which can have no children). The store is configured
  * wrong, not away.
  */
-const CONFIG_CODES: ReadonlySet<number> = new Set([Rc.NOAUTH, Rc.NOCHILDRENFOREPHEMERALS]);
+const CONFIG_CODES: ReadonlySet<number> = new Set([
+  Rc.NOAUTH,
+  Rc.NOCHILDRENFOREPHEMERALS,
+  Rc.AUTHFAILED,
+  Rc.INVALIDACL,
+]);
 
 /** A request answered with an unexpected result code. */
 export function failure(what: string, path: string, rc: number): FateError {
@@ -23,6 +28,6 @@ export function failure(what: string, path: string, rc: number): FateError {
   if (!CONFIG_CODES.has(rc)) return unavailable(message);
   return new FateError(
     FateErrorCode.STORE_CONFIG,
-    `ZooKeeper: ${message}; check the chroot and its ACL`,
+    `ZooKeeper: ${message}; check the chroot, its ACL and the store's credentials`,
   );
 }

@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
+import type { ZkAclEntry } from './zk-auth.js';
 
 // The narrow slice of the `zookeeper` package (the C-client binding) this backend uses.
 // Its callback methods are used rather than its promise wrappers: those reject with
@@ -15,6 +16,8 @@ export interface ZkStat {
   /** Last modification, server clock. */
   readonly mtime: Date | number;
   readonly version: number;
+  /** The ACL's version: 0 until a `setACL`. */
+  readonly aversion?: number;
   readonly ephemeralOwner: string;
   /** True when the node is ephemeral and owned by the session that read it. */
   readonly createdInThisSession?: boolean;
@@ -34,6 +37,9 @@ export interface NativeCalls {
   a_get_children(path: string, watch: boolean, cb: RcCallback<[string[]]>): number;
   a_set(path: string, data: Buffer | string, version: number, cb: RcCallback<[ZkStat]>): number;
   a_delete_(path: string, version: number, cb: RcCallback<[]>): number;
+  /** `version` is the ACL version (`aversion`), -1 for any. */
+  a_set_acl(path: string, version: number, acl: readonly ZkAclEntry[], cb: RcCallback<[]>): number;
+  add_auth(scheme: string, auth: string, cb: RcCallback<[]>): number;
 }
 
 /** One ZooKeeper handle (one session). Never touched again after its `close` event. */
@@ -62,6 +68,8 @@ export const Rc = {
   NODEEXISTS: -110,
   NOTEMPTY: -111,
   SESSIONEXPIRED: -112,
+  INVALIDACL: -114,
+  AUTHFAILED: -115,
   CLOSING: -116,
 } as const;
 

@@ -1,7 +1,7 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import type { ResolvedZkConfig } from './zk-config.js';
-import { unavailable } from './zk-errors.js';
-import { type NativeZk, nativeZooKeeper } from './zk-native.js';
+import { failure, unavailable } from './zk-errors.js';
+import { type NativeZk, nativeZooKeeper, Rc } from './zk-native.js';
 
 /** How often the freeze watchdog looks at the clock, ms. */
 const WATCHDOG_MS = 100;
@@ -57,7 +57,7 @@ export class ZkSession {
   }
 
   #open(): Promise<NativeZk> {
-    const { connect, sessionTimeoutMs, connectTimeoutMs } = this.#config;
+    const { connect, sessionTimeoutMs, connectTimeoutMs, auth } = this.#config;
     const ZooKeeper = nativeZooKeeper();
     const zk = new ZooKeeper({
       connect,
@@ -86,7 +86,7 @@ export class ZkSession {
           reject(unavailable(`the session with ${connect} closed while opening`));
         }
       });
-      zk.once('connect', () => {
+      const ready = () => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -100,6 +100,25 @@ export class ZkSession {
         this.#watch();
         resolve(zk);
         if (this.#generation > 1) for (const hook of this.#hooks) hook();
+      };
+      const refused = (rc: number) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        zk.close();
+        reject(failure('addAuthInfo for', auth?.toString() ?? '', rc));
+      };
+      zk.once('connect', () => {
+        if (settled) return;
+        if (!auth) return ready();
+        // Every session, the first one and each after an expiry, authenticates before any
+        // request is sent on it (the C client itself re-sends it when the same session
+        // reconnects). A digest is accepted whatever the password: wrong credentials show
+        // as ZNOAUTH on the nodes, not here.
+        const sent = zk.native.add_auth('digest', auth.credentials(), (rc) =>
+          rc === Rc.OK ? ready() : refused(rc),
+        );
+        if (sent !== Rc.OK) refused(sent);
       });
       try {
         zk.init({});
@@ -143,6 +162,17 @@ export class ZkSession {
     this.#zk = undefined;
     zk?.close();
     await opening?.then((z) => z.close()).catch(() => undefined);
+  }
+
+  /**
+   * Ends the current session without closing the client (a failed open), so nothing keeps
+   * the process alive; the next request opens a new session.
+   */
+  async disconnect(): Promise<void> {
+    await this.#opening?.catch(() => undefined);
+    const zk = this.#zk;
+    this.#zk = undefined;
+    zk?.close();
   }
 
   /**

@@ -1,3 +1,4 @@
+import { FateError, FateErrorCode, isFateError } from '@fate/core';
 import type { ZkClient } from './zk-client.js';
 import { unavailable } from './zk-errors.js';
 import { MARKER_BUCKETS, type ZkLayout } from './zk-layout.js';
@@ -18,12 +19,16 @@ export async function openTree(
   records: ZkRecords,
   reserved: ZkReservationIndex,
 ): Promise<void> {
-  if (typeof (await client.set(layout.clock, '', -1)) === 'object') return;
-  await client.mkdirp(layout.root);
-  // Parents come first in the list, and one session's requests apply in order.
-  await pipelined(layout.skeleton, PIPELINE_DEPTH, (path) => client.create(path, '', 0));
-  await adoptFlatMarkers(client, layout, records, reserved);
-  await client.create(layout.clock, '', 0);
+  try {
+    if (typeof (await client.set(layout.clock, '', -1)) === 'object') return;
+    await client.mkdirp(layout.root);
+    // Parents come first in the list, and one session's requests apply in order.
+    await pipelined(layout.skeleton, PIPELINE_DEPTH, (path) => client.create(path, '', 0));
+    await adoptFlatMarkers(client, layout, records, reserved);
+    await client.create(layout.clock, '', 0);
+  } catch (err) {
+    return refusedChroot(client, layout.root, err);
+  }
   if (typeof (await client.set(layout.clock, '', -1)) !== 'object') {
     throw unavailable(`${layout.clock} vanished while the store was opened`);
   }
@@ -50,4 +55,23 @@ async function adoptFlatMarkers(
     }
     await client.delete(`${layout.reserved}/${name}`, -1);
   });
+}
+
+/**
+ * A chroot that exists already (made by an administrator, or another store) is used as
+ * it is when its ACL lets this client's identity do what fate does there; a refusal
+ * (ZNOAUTH) becomes one `FATE_STORE_CONFIG` naming the chroot and the identity. The ACL
+ * itself is not read: the binding's getACL crashes the process on any answer but OK
+ * (it frees the absent result), and a refused request says as much.
+ */
+async function refusedChroot(client: ZkClient, root: string, err: unknown): Promise<never> {
+  if (!isFateError(err, FateErrorCode.STORE_CONFIG) || !(await client.exists(root))) throw err;
+  const who = client.auth ? `the identity ${client.auth}` : 'a client without credentials';
+  throw new FateError(
+    FateErrorCode.STORE_CONFIG,
+    `ZooKeeper: the chroot ${root} exists and its ACL refuses ${who} (${err.message}); fate ` +
+      'needs read, write, create and delete there: use the credentials it was made with, ' +
+      'another chroot, or have an administrator grant them (setAcl)',
+    { cause: err },
+  );
 }

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { FateError, partitionRange } from '@fate/core';
 import {
   bucketsFor,
@@ -146,5 +147,39 @@ describe('zk:// URLs and config', () => {
     const err = await rejection(createZkStore(`zk://127.0.0.1:${port}/x?connectTimeout=500`));
     expect(err.code).toBe('FATE_STORE_UNAVAILABLE');
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+  it('reads digest credentials from the URL (percent-decoded) or a file, never showing the password', () => {
+    const parsed = parseZkUrl('zk://fate%40app:p%3Aw%2Fd@h:2181/app?worldRead=1');
+    expect(parsed).toEqual({
+      connect: 'h:2181',
+      chroot: '/app',
+      auth: 'fate@app:p:w/d',
+      worldRead: true,
+    });
+    const { auth } = resolveZkConfig(parsed);
+    expect(auth?.user).toBe('fate@app');
+    expect(auth?.credentials()).toBe('fate@app:p:w/d');
+    expect(auth?.acl().map((e) => `${e.scheme}:${e.perm}`)).toEqual(['digest:31', 'world:1']);
+    const shown = `${JSON.stringify(resolveZkConfig(parsed))} ${String(auth)} ${inspect(auth)}`;
+    expect(shown).not.toContain('p:w/d');
+    expect(parseZkUrl('zk://h/x?authFile=%2Frun%2Fs')).toMatchObject({ authFile: '/run/s' });
+    expect(resolveZkConfig({ connect: 'h' }).auth).toBeUndefined();
+    for (const bad of [
+      'zk://user@h/x',
+      'zk://:pw@h/x',
+      'zk://u:@h/x',
+      'zk://u:pw@h/x?authFile=/f',
+      'zk://h/x?worldRead=1',
+      'zk://h/x?worldRead=yes',
+      'zk://u:p%zz@h/x',
+    ]) {
+      const err = syncRejection(() => parseZkUrl(bad));
+      expect(err.code, bad).toBe('FATE_BAD_URL');
+      expect(err.message, bad).not.toMatch(/:pw@|p%zz/);
+    }
+    const missing = syncRejection(() =>
+      resolveZkConfig({ connect: 'h', authFile: '/nonexistent/f' }),
+    );
+    expect(missing.code).toBe('FATE_STORE_CONFIG');
   });
 });

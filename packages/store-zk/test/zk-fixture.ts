@@ -6,8 +6,11 @@ import { startZooKeeper, type ZooKeeperTestService } from '@fate/test-services';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import ZooKeeper from 'zookeeper';
 
-/** A raw client of the `zookeeper` package, for looking behind the backend's back. */
-export async function rawClient(serviceUrl: string): Promise<ZooKeeper> {
+/**
+ * A raw client of the `zookeeper` package, for looking behind the backend's back;
+ * authenticated as `credentials` (`user:password`) when given.
+ */
+export async function rawClient(serviceUrl: string, credentials?: string): Promise<ZooKeeper> {
   const { connect } = parseZkUrl(`${serviceUrl}/x`);
   const zk = new ZooKeeper({
     connect,
@@ -26,6 +29,13 @@ export async function rawClient(serviceUrl: string): Promise<ZooKeeper> {
     });
     zk.init({});
   });
+  if (credentials) {
+    await new Promise<void>((resolve, reject) => {
+      zk.add_auth('digest', credentials, (rc: number) =>
+        rc === 0 ? resolve() : reject(new Error(`add_auth: ${rc}`)),
+      );
+    });
+  }
   return zk;
 }
 
@@ -60,11 +70,12 @@ export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
 /**
  * One conformance fixture: a fresh chroot `/fate-test-<uuid>` on the service; every
  * `backend()` is a new client with its own session; `corrupt` goes through an admin
- * backend on the same chroot; `destroy` removes the chroot.
+ * backend on the same chroot; `destroy` removes the chroot. With `credentials`
+ * (`user:password`) every client, the raw ones included, authenticates as that identity.
  */
-export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
+export async function zkFixture(serviceUrl: string, credentials?: string): Promise<StoreFixture> {
   const chroot = `/fate-test-${randomUUID()}`;
-  const url = `${serviceUrl}${chroot}`;
+  const url = withCredentials(`${serviceUrl}${chroot}`, credentials);
   const admin = createStoreBackend(url);
   await admin.open();
   return {
@@ -73,7 +84,7 @@ export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
     corrupt: (id, field) => admin.corrupt(id, field),
     async leftovers() {
       // the skeleton: the top nodes and their (empty) buckets; anything else is data
-      const zk = await rawClient(serviceUrl);
+      const zk = await rawClient(serviceUrl, credentials);
       try {
         return await nodesBelow(zk, chroot, 0);
       } finally {
@@ -82,7 +93,7 @@ export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
     },
     async destroy() {
       await admin.close();
-      const zk = await rawClient(serviceUrl);
+      const zk = await rawClient(serviceUrl, credentials);
       try {
         await removeTree(zk, chroot);
       } finally {
@@ -90,6 +101,15 @@ export async function zkFixture(serviceUrl: string): Promise<StoreFixture> {
       }
     },
   };
+}
+
+/** `zk://host/…` with `user:password@` (percent-encoded) after the scheme, when given. */
+export function withCredentials(url: string, credentials?: string): string {
+  if (!credentials) return url;
+  const at = credentials.indexOf(':');
+  const user = encodeURIComponent(credentials.slice(0, at));
+  const password = encodeURIComponent(credentials.slice(at + 1));
+  return url.replace(/^zk:\/\//, `zk://${user}:${password}@`);
 }
 
 /** The error a promise rejects with; fails the test if it resolves. */

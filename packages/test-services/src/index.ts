@@ -6,6 +6,8 @@ export {
   startRedisCluster,
 } from './redis-cluster.js';
 export { type RedisTestService, startRedis } from './redis-service.js';
+export { type RedisTlsTestService, startRedisTls } from './redis-tls-service.js';
 export * from './support.js';
+export { makeTestCertificates, type TestCertificates } from './tls-certs.js';
 export { startZooKeeperEnsemble, type ZooKeeperEnsemble } from './zookeeper-ensemble.js';
 export { startZooKeeper, type ZooKeeperTestService } from './zookeeper-service.js';

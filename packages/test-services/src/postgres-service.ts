@@ -11,7 +11,9 @@ import {
   postgresBinDir,
   runSql,
 } from './postgres-process.js';
-import { freePort, hasDockerEngine, type TestService, waitFor } from './support.js';
+import { tlsCluster } from './postgres-tls.js';
+import { freePort, hasBinary, hasDockerEngine, type TestService, waitFor } from './support.js';
+import type { TestCertificates } from './tls-certs.js';
 
 /** A PostgreSQL for tests: `url` is a database the tests may create schemas in. */
 export interface PostgresTestService extends TestService {
@@ -20,6 +22,8 @@ export interface PostgresTestService extends TestService {
    * port and data; resolves once it answers. Only a server the tests started can.
    */
   restart(): Promise<void>;
+  /** With `tls`: the certificates made for the server (its CA, and a CA that signed nothing). */
+  readonly certs?: TestCertificates;
 }
 
 /** The machine's own server, as Debian's `postgresql` package runs it (trust on loopback). */
@@ -38,7 +42,10 @@ const NOT_FOUND =
  * in Docker. With `own`, only the last two: a server the test may restart. Throws one
  * clear Error when nothing is possible.
  */
-export async function startPostgres(options: { own?: boolean } = {}): Promise<PostgresTestService> {
+export async function startPostgres(
+  options: { own?: boolean; tls?: boolean } = {},
+): Promise<PostgresTestService> {
+  if (options.tls) return startTlsCluster();
   const external = process.env.FATE_PG_URL;
   if (!options.own) {
     if (external) {
@@ -76,22 +83,39 @@ async function privateDatabase(server: string): Promise<PostgresTestService> {
   };
 }
 
-async function startCluster(bin: string): Promise<PostgresTestService> {
+/**
+ * A private cluster with `ssl=on` and a certificate made now (`tlsCluster`): `url` is
+ * the superuser's, over TLS with `sslmode=verify-full` and the CA as `sslrootcert`; every
+ * other role must come over TLS with a password (scram-sha-256).
+ */
+async function startTlsCluster(): Promise<PostgresTestService> {
+  const bin = postgresBinDir();
+  if (!bin || !hasBinary('openssl')) {
+    throw new Error(
+      'the PostgreSQL TLS tests need a private cluster: apt-get install -y postgresql openssl',
+    );
+  }
+  return startCluster(bin, true);
+}
+
+async function startCluster(bin: string, tls = false): Promise<PostgresTestService> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'fate-pg-'));
   const owner = clusterOwner();
   let data: string;
+  let ssl: { args: string[]; params: string; certs: TestCertificates } | undefined;
   try {
     data = initCluster(bin, dir, owner);
+    if (tls) ssl = tlsCluster(dir, data, owner);
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres${ssl?.params ?? ''}`;
   const server = await startLocalServer({
     name: `PostgreSQL on port ${port}`,
     command: join(bin, 'postgres'),
-    args: postgresArgs(data, dir, port),
+    args: [...postgresArgs(data, dir, port), ...(ssl?.args ?? [])],
     dir,
     ready: () => answers(url),
     startTimeoutMs: 30_000,
@@ -102,6 +126,7 @@ async function startCluster(bin: string): Promise<PostgresTestService> {
   });
   return {
     url,
+    ...(ssl ? { certs: ssl.certs } : {}),
     async restart() {
       if (server.stopped) throw new Error('this PostgreSQL was stopped');
       await server.halt();

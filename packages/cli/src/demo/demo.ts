@@ -8,6 +8,7 @@ import {
   type FatesStore,
   instanceIdOf,
   openStore,
+  redactStoreUrl,
   Status,
 } from '@fate/core';
 import { CliError, CliErrorCode } from '../cli-error.js';
@@ -47,7 +48,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const opName = `order-${randomBytes(4).toString('hex')}`;
   const progress = new Progress();
   progress.line(
-    `fate demo: ${orders} orders (op ${opName}), ${processes} worker processes × 8 workers, store ${url}`,
+    `fate demo: ${orders} orders (op ${opName}), ${processes} worker processes × 8 workers, store ${redactStoreUrl(url)}`,
   );
   const store = await openStore(url);
   const tally = new Map<string, Tally>();
@@ -92,7 +93,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     await workers.stop();
     await store.close();
     console.log('');
-    for (const line of adminHints(options.adminCommand ?? 'fate', url, opName, aFailedId)) {
+    for (const line of adminHints(
+      options.adminCommand ?? 'fate',
+      redactStoreUrl(url),
+      opName,
+      aFailedId,
+    )) {
       console.log(line);
     }
   }

@@ -53,6 +53,35 @@ export function distributedTests(target: ConformanceTarget): void {
       for (const e of engines) expect(finishedBy.get(e.instanceId) ?? 0).toBeGreaterThan(0);
     });
 
+    it('runs every transaction when range and hash engines share a store (none stranded)', async () => {
+      // Each cuts the id space its own way; counted as peers of one another, each would take
+      // "its half" and the ids in neither half would never run.
+      const engines = await Promise.all(
+        (['range', 'hash'] as const).map(async (scanner) =>
+          ctx.engine({ store: await ctx.client(), scanner }),
+        ),
+      );
+      await eventually(
+        '2 live instances',
+        async () =>
+          (await openClient(ctx.fixture).then(async (c) => {
+            const n = (await c.liveInstances()).length;
+            await c.close();
+            return n;
+          })) === 2,
+        10_000,
+      );
+      const seeder = engines[0];
+      if (!seeder) throw new Error('no engine');
+      const ids = await mapLimit(
+        Array.from({ length: 64 }, (_, i) => i),
+        16,
+        async () => (await seeder.seed(script(1), { opName: 'op' })).id,
+      );
+      const results = await allDone(seeder, ids, 30_000);
+      expect(results.filter((r) => r.status === Status.SUCCESSFUL)).toHaveLength(64);
+    });
+
     it('does not fail a transaction shut down mid-step, and a new instance finishes it', async () => {
       const first = await ctx.engine();
       const { id } = await first.seed(script(4, { gate: 'mid', gateAt: 2 }), { opName: 'op' });

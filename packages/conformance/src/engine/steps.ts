@@ -68,6 +68,10 @@ export interface ScriptState {
   /** Step `readyGateAt`'s `isReady` waits for gate `readyGate` (an async readiness probe). */
   readonly readyGate?: string;
   readonly readyGateAt?: number;
+  /** The gated `isReady` gives up (rejects) when its signal is aborted, as a fetch would. */
+  readonly readyAbortable?: boolean;
+  /** The gate holds only an `isReady` asked after this step's call already ran once. */
+  readonly readyGateAfterCall?: boolean;
   /** Step `sleepAt` takes `sleepMs` in `call`; it honours its abort signal only with `abortable`. */
   readonly sleepMs?: number;
   readonly sleepAt?: number;
@@ -88,13 +92,19 @@ export class ScriptStep implements Repo<Recorder> {
     this.#s = state;
   }
 
-  isReady(id: FateId, env: Recorder): Promise<number> | number {
-    if (this.#s.readyGate && this.#s.readyGateAt === this.#s.n) {
+  isReady(id: FateId, env: Recorder, context?: StepContext): Promise<number> | number {
+    const calledBefore = (env.calls.get(`${id}:${this.#s.n}`) ?? 0) > 0;
+    if (
+      this.#s.readyGate &&
+      this.#s.readyGateAt === this.#s.n &&
+      (!this.#s.readyGateAfterCall || calledBefore)
+    ) {
       const g = env.gate(this.#s.readyGate);
       if (!g.entered) {
         g.entered = true;
         // a probe that ignores its signal: only the engine can keep the call from starting
-        return g.opened.then(() => this.#ready(id, env));
+        const opened = this.#s.readyAbortable ? abortable(g.opened, context?.signal) : g.opened;
+        return opened.then(() => this.#ready(id, env));
       }
     }
     return this.#ready(id, env);

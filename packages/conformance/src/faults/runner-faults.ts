@@ -40,6 +40,37 @@ export function runnerFaultTests(target: ConformanceTarget): void {
       expect(ctx.env.log.get(id)).toEqual(['call:1']);
     });
 
+    it('starts no repeated call (idempotencyCheck) once its lease lapsed while the repeat isReady was pending', async () => {
+      const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
+      let lapsed = false;
+      const fate = await ctx.engine({
+        store,
+        heartbeatMs: 100,
+        idempotencyCheck: true,
+        onEvent: (type, event) => {
+          if (type === 'warning' && 'message' in event && /could not renew/.test(event.message)) {
+            lapsed = true;
+          }
+        },
+      });
+      const { id } = await fate.seed(
+        script(1, { readyGate: 'repeat', readyGateAt: 1, readyGateAfterCall: true }),
+        { opName: 'op' },
+      );
+      const probe = ctx.env.gate('repeat');
+      await eventually('the repeat isReady is pending', async () => probe.entered, 10_000);
+      faults.inject('fail', 'heartbeat', 8); // the lease lapses while the probe is out
+      await eventually('the lease lapsed', async () => lapsed, 5_000);
+      probe.open();
+      expect((await fate.waitForCompletion(id, { timeoutMs: 15_000 })).status).toBe(
+        Status.SUCCESSFUL,
+      );
+      // every call began with a live lease and signal; none began after its run was stopped
+      const log = ctx.env.log.get(id) ?? [];
+      expect(log.filter((e) => e.includes('aborted at start'))).toEqual([]);
+      expect(log.length).toBeGreaterThanOrEqual(2);
+    });
+
     it('gives back as SUBMITTED what it released before any step ran, so it can be cancelled', async () => {
       const fate = await ctx.engine();
       const { id } = await fate.seed(script(2, { deferMs: 60_000 }), { opName: 'op' });
@@ -73,6 +104,21 @@ export function runnerFaultTests(target: ConformanceTarget): void {
       expect(view.status).toBe(Status.SUBMITTED);
       expect(view.reservation).toBeUndefined();
       expect(ctx.env.log.get(id)).toBeUndefined();
+    });
+
+    it('gives back as SUBMITTED what a shutdown interrupted in an isReady that honours its signal', async () => {
+      const fate = await ctx.engine();
+      const { id } = await fate.seed(
+        script(1, { readyGate: 'aborted', readyGateAt: 1, readyAbortable: true }),
+        { opName: 'op' },
+      );
+      const probe = ctx.env.gate('aborted');
+      await eventually('isReady is pending', async () => probe.entered, 10_000);
+      await fate.shutdown(100); // then its signal is aborted and the probe gives up
+      const view = await (await ctx.client()).read(id as FateId);
+      expect(ctx.env.log.get(id)).toBeUndefined(); // nothing ran
+      expect(view.reservation).toBeUndefined();
+      expect(view.status).toBe(Status.SUBMITTED);
     });
 
     it.each([

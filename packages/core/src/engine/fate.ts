@@ -14,6 +14,7 @@ import { FateMetrics } from './metrics.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
 import { PoolWatch } from './pool-watch.js';
 import type { PoolStats } from './pools.js';
+import { membershipGroup } from './pools.js';
 import { WorkFinder } from './work-finder.js';
 import { Workers } from './workers.js';
 
@@ -83,7 +84,7 @@ export class Fate<Env = unknown> {
     this.#membership = new Membership({
       store: this.#o.store,
       source: this.#o.partitions,
-      group: pools.group,
+      group: membershipGroup(pools.group, this.#o.scanner.strategy),
       heartbeatMs: this.#o.heartbeatMs,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
       reconcileMs: this.#o.reconcileMs,
@@ -171,8 +172,11 @@ export class Fate<Env = unknown> {
   }
 
   /**
-   * Cancels a transaction that has not started (NEW or SUBMITTED): it ends FAILED and none
-   * of its steps run. Anything else is refused with `FATE_ILLEGAL_STATUS`.
+   * Cancels a transaction none of whose steps has ever begun (NEW or SUBMITTED — a
+   * transaction an engine took but let go before its first `call`, e.g. a first step that
+   * deferred itself, is SUBMITTED again): it ends FAILED and none of its steps run.
+   * IN_PROGRESS (a `call` may have begun) and the rest are refused with
+   * `FATE_ILLEGAL_STATUS`; `fate fail` rolls an IN_PROGRESS one back instead.
    */
   cancel(id: FateId, options: WaitOptions = {}): Promise<void> {
     return cancel(this.#o.store, id, options);

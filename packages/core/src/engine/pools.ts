@@ -131,9 +131,23 @@ export class Pools {
   }
 }
 
+/** Marks the group of hash-partitioned engines (range is the default and unmarked). */
+const HASH_GROUP = 'hash:';
+
+/**
+ * An engine's membership group: its op set, and how it cuts the id space. Engines split
+ * the id space only with peers that cut it the same way: a range engine and a hash engine
+ * counted as peers would each take "their half" by a different rule, and the ids in
+ * neither half would never run.
+ */
+export function membershipGroup(ops: string, strategy: 'range' | 'hash'): string {
+  return strategy === 'hash' ? `${HASH_GROUP}${ops}` : ops;
+}
+
 /** True when some engine group in `groups` runs `op`. */
 export function groupsRun(groups: readonly string[], op: string): boolean {
-  return groups.some((g) => {
+  return groups.some((group) => {
+    const g = group.startsWith(HASH_GROUP) ? group.slice(HASH_GROUP.length) : group;
     if (g === ALL_OPS) return true;
     try {
       const ops: unknown = JSON.parse(g);

@@ -123,10 +123,18 @@ export async function runTransaction<Env>(
       if (ctx.idempotencyCheck) {
         // as if the process died after call: the step is found again and re-run
         await repo.isReady(fate.id, ctx.env, stepContext);
+        if (halted()) {
+          await release(); // judged again after the awaited isReady, as before the first call
+          return 'released';
+        }
         next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       }
     } catch (err) {
       if (isStoreFault(err)) throw err;
+      if (signal.aborted && !calling) {
+        await release(); // stopped before its call began: given back as the checks above do
+        return 'released';
+      }
       if (signal.aborted) throw new Interrupted('the step was interrupted', { cause: err });
       return fail(ctx, fate, err, signal, !calling && topFresh);
     }

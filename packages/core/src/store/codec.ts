@@ -80,9 +80,12 @@ export function encodeJson(what: string, value: unknown): string {
  * arrays, NaN and ±Infinity (become null), BigInt and cycles (throw), and objects that are
  * not plain (a Date becomes a string, a Map `{}`). What passes round-trips unchanged.
  */
+/** How deep a stored value may nest (a step's state, an info value, a return value). */
+export const MAX_JSON_DEPTH = 256;
+
 export function checkJson(what: string, value: unknown): void {
   const seen = new Set<object>();
-  const visit = (v: unknown, path: string): void => {
+  const visit = (v: unknown, path: string, depth = 0): void => {
     switch (typeof v) {
       case 'string':
       case 'boolean':
@@ -93,16 +96,20 @@ export function checkJson(what: string, value: unknown): void {
       case 'object': {
         if (v === null) return;
         if (seen.has(v)) throw invalidArgument(`${what}: ${path} is a cycle, not JSON`);
+        if (depth >= MAX_JSON_DEPTH) {
+          // deeper would overflow the call stack here or in JSON.stringify: a plain RangeError
+          throw invalidArgument(`${what}: nested deeper than ${MAX_JSON_DEPTH} levels`);
+        }
         const proto = Object.getPrototypeOf(v);
         if (Array.isArray(v)) {
           seen.add(v);
           v.forEach((item, i) => {
-            visit(item, `${path}[${i}]`);
+            visit(item, `${path}[${i}]`, depth + 1);
           });
         } else if (proto === Object.prototype || proto === null) {
           seen.add(v);
           for (const [k, item] of Object.entries(v)) {
-            if (item !== undefined) visit(item, `${path}.${k}`);
+            if (item !== undefined) visit(item, `${path}.${k}`, depth + 1);
           }
         } else {
           const kind = (proto as { constructor?: { name?: string } })?.constructor?.name;

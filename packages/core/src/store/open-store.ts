@@ -4,6 +4,7 @@ import type { StoreBackend } from './backend.js';
 import type { FatesStore } from './fates-store.js';
 import { createFatesStore } from './guarded-fates-store.js';
 import type { StoreOptions } from './options.js';
+import { redactStoreUrl } from './redact-url.js';
 
 /** The default store: an embedded SQLite file in the working directory. */
 export const DEFAULT_STORE_URL = 'sqlite:./fate.db';
@@ -48,7 +49,7 @@ export async function backendForUrl(url: string): Promise<StoreBackend> {
   if (!scheme) {
     throw new FateError(
       FateErrorCode.BAD_URL,
-      `not a store URL: ${JSON.stringify(url)} (try sqlite:./fate.db, memory:, redis://host:6379 or zk://host:2181/fate)`,
+      `not a store URL: ${JSON.stringify(redactStoreUrl(url))} (try sqlite:./fate.db, memory:, redis://host:6379 or zk://host:2181/fate)`,
     );
   }
   if (scheme === 'memory') return new MemoryBackend(url.slice('memory:'.length) || undefined);
