@@ -12,13 +12,15 @@ describe('simulation regressions', () => {
       expect(violations).toEqual([]);
     });
 
-    it(`${r.name}: its replay command (seed ${r.seed} and path) names that scenario`, () => {
+    if (r.seed === undefined || r.path === undefined) continue;
+    const { seed, path } = r;
+    it(`${r.name}: its replay command (seed ${seed} and path) names that scenario`, () => {
       let replayed: unknown;
       fc.check(
         fc.property(scenarioArb, (sc) => {
           replayed = sc;
         }),
-        { seed: r.seed, path: r.path, numRuns: 1 },
+        { seed, path, numRuns: 1 },
       );
       expect(JSON.parse(JSON.stringify(replayed))).toEqual(r.scenario);
     });
