@@ -9,7 +9,7 @@ import type { Scenario } from './scenario.js';
  */
 export interface Regression {
   readonly name: string;
-  /** Absent for a scenario found by a generator since changed (then only `scenario` replays it). */
+  /** Absent for a scenario found by another generator (then only `scenario` replays it). */
   readonly seed?: number;
   readonly path?: string;
   readonly scenario: Scenario;
@@ -18,17 +18,14 @@ export interface Regression {
 export const REGRESSIONS: readonly Regression[] = [
   {
     name: 'fault 2: a step call began after its lease lapsed while isReady was pending',
-    seed: 21,
-    path: '7:0:0:3:2:2:3:3:3:3:5:0:6:5:5:6:4:8:2:0:6:6:8:6:2:2:2:2:8:3:4:3:2:2:5:7:21:21:22:21:21:22:22:28:25:25:25:25:25:25:25:36:37:36:38:37:39:49:49:49:49:49:49:49:49:49:49:49:49:49:49:49:49:49:49:49:49:49:61:2:2:2:2:3:6:2:3:3:6:5:15:12:12:12:16:12:13:12:12:52:51:53:52:54:52:52:51',
+    seed: 41,
+    path: '158:0:4:4:4:4:4:4:0:0:2:2:0:2:2:2:2:4:2:2:4:2:4:3:3:4:3:3:3:4:6:6:6:6:6:6:6:11:2:2:4:4:2:2:3:2:2:9:0:1:4:1:1:3:4:11:10:11:10:10:12:10:10:10:12',
     scenario: {
       salt: 0,
       livenessTimeoutMs: 1000,
       retentionMs: 0,
       ageOffCheckMs: 500,
-      engines: [
-        { layout: 'one', workers: 1, scanner: 'range' },
-        { layout: 'one', workers: 1, scanner: 'range' },
-      ],
+      engines: [{ layout: 'one', workers: 1, scanner: 'range' }],
       commands: [
         {
           at: 0,
@@ -40,30 +37,8 @@ export const REGRESSIONS: readonly Regression[] = [
               autoClean: true,
               steps: [
                 {
-                  readyMs: 0,
+                  readyMs: 875,
                   deferMs: 0,
-                  readyThrows: true,
-                  callMs: 0,
-                  throws: true,
-                  ignoresSignal: false,
-                  undoMs: 0,
-                },
-              ],
-            },
-          ],
-        },
-        {
-          at: 1277,
-          kind: 'seed',
-          many: false,
-          txs: [
-            {
-              op: 'a',
-              autoClean: true,
-              steps: [
-                {
-                  readyMs: 1235,
-                  deferMs: 377,
                   readyThrows: false,
                   callMs: 0,
                   throws: true,
@@ -73,28 +48,9 @@ export const REGRESSIONS: readonly Regression[] = [
               ],
             },
             {
-              key: 'k1',
               op: 'a',
               autoClean: true,
               steps: [
-                {
-                  readyMs: 646,
-                  deferMs: 0,
-                  readyThrows: false,
-                  callMs: 793,
-                  throws: false,
-                  ignoresSignal: false,
-                  undoMs: 0,
-                },
-                {
-                  readyMs: 0,
-                  deferMs: 0,
-                  readyThrows: true,
-                  callMs: 0,
-                  throws: true,
-                  ignoresSignal: false,
-                  undoMs: 785,
-                },
                 {
                   readyMs: 0,
                   deferMs: 0,
@@ -109,16 +65,13 @@ export const REGRESSIONS: readonly Regression[] = [
           ],
         },
       ],
-      faults: [
-        { gap: 117, delayMs: 0, fault: 'none' },
-        { gap: 54, delayMs: 626, fault: 'none' },
-      ],
+      faults: [{ gap: 14, delayMs: 376, fault: 'fail' }],
     },
   },
   {
     name: 'fault 4: the admin fail loops hot on a record deleted between its read and its reservation',
-    seed: 11,
-    path: '24:0:0:0:0:1:1:1:1:3:1:1:5:5:4:5:5:11:3:3:10:8:3:3:8:3:17:16:17:8:4:8:3:3:3:10:3:8:3:3:11:8:3:11:8:3:18:18:0:6:2:2:3:9:2:2:4:3:4:10:9:2:2:3:2:2:2:2:2:2:9:9:9:9:9:9:9:9:9:9:9:9:10:9:9:9:10:10:10:10:10:10:1:2:6:3:4:3:5:6:5:5:6:4:9:3:4:14:3:13:3:7:8:3:3:5:3:3:3:3:8:3:4:10:3:9:3:8:3:3:3:9:9:6:6:6:6:6:6:6:6:6:6:6:6',
+    seed: 42,
+    path: '147:0:0:3:7:4:3:3:3:4:3:6:5:5:12:0:8:10:10:9:9:9:9:9:9:9:9:12:12:12:12:12:12:12:12:12:12:12:12:12:12:12:12:12:12:12:13:5:7:5:6:7:7:0:3:3:3:7:7:5:1:3:1:1:2:2:2:1:3:1:3:1:2:1:1:1:1:1:1:1:1:1:1:5:4:4:4:4:4:4:4:4:4:5:5:6:5:5:5:6:4:4:5:5:5:5:3:3:3:3:4:3:4:4',
     scenario: {
       salt: 0,
       livenessTimeoutMs: 1000,
@@ -137,29 +90,7 @@ export const REGRESSIONS: readonly Regression[] = [
               steps: [
                 {
                   readyMs: 0,
-                  deferMs: 0,
-                  readyThrows: true,
-                  callMs: 0,
-                  throws: true,
-                  ignoresSignal: false,
-                  undoMs: 0,
-                },
-              ],
-            },
-          ],
-        },
-        {
-          at: 1,
-          kind: 'seed',
-          many: false,
-          txs: [
-            {
-              op: 'a',
-              autoClean: true,
-              steps: [
-                {
-                  readyMs: 0,
-                  deferMs: 0,
+                  deferMs: 1,
                   readyThrows: false,
                   callMs: 0,
                   throws: true,
@@ -170,7 +101,7 @@ export const REGRESSIONS: readonly Regression[] = [
             },
           ],
         },
-        { at: 2, kind: 'admin', op: 'fail', target: 0 },
+        { at: 1, kind: 'admin', op: 'fail', target: 0 },
       ],
       faults: [],
     },
@@ -376,6 +307,79 @@ export const REGRESSIONS: readonly Regression[] = [
         { at: 7994, kind: 'admin', op: 'fail', target: 18 },
       ],
       faults: [],
+    },
+  },
+];
+
+/**
+ * Found, but fixed on another branch (`scale`) not yet merged here: replayed by a test marked
+ * to fail until then (it fails loudly once the fix lands, to be moved to REGRESSIONS).
+ */
+export const PENDING: readonly Regression[] = [
+  {
+    name: 'fault 3: age-off deleted a transaction deleted and seeded again (SUBMITTED) after its read',
+    scenario: {
+      salt: 0,
+      livenessTimeoutMs: 1000,
+      retentionMs: 60000,
+      ageOffCheckMs: 10000,
+      engines: [
+        { layout: 'one', workers: 1, scanner: 'range' },
+        { layout: 'one', workers: 1, scanner: 'range' },
+      ],
+      commands: [
+        {
+          at: 0,
+          kind: 'seed',
+          many: false,
+          txs: [
+            {
+              key: 'k0',
+              op: 'a',
+              autoClean: false,
+              steps: [
+                {
+                  readyMs: 0,
+                  deferMs: 0,
+                  readyThrows: false,
+                  callMs: 10,
+                  throws: false,
+                  ignoresSignal: false,
+                  undoMs: 0,
+                },
+              ],
+            },
+          ],
+        },
+        { at: 500, kind: 'ageOff', retentionMs: 0 },
+        { at: 501, kind: 'admin', op: 'delete', target: 0 },
+        { at: 501, kind: 'pause', engine: 0, ms: 3000 },
+        { at: 501, kind: 'pause', engine: 1, ms: 3000 },
+        {
+          at: 502,
+          kind: 'seed',
+          many: false,
+          txs: [
+            {
+              key: 'k0',
+              op: 'a',
+              autoClean: false,
+              steps: [
+                {
+                  readyMs: 0,
+                  deferMs: 0,
+                  readyThrows: false,
+                  callMs: 10,
+                  throws: false,
+                  ignoresSignal: false,
+                  undoMs: 0,
+                },
+              ],
+            },
+          ],
+        },
+      ],
+      faults: [{ gap: 42, delayMs: 50, fault: 'none' }],
     },
   },
 ];

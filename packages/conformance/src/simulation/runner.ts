@@ -86,6 +86,8 @@ class Run {
   #client: Fate<SimEnv> | undefined;
   #adminStore: FatesStore | undefined;
   readonly #start: number;
+  /** Resolves once the plain client and the admin client are open (commands wait for it). */
+  #opened: Promise<void> = Promise.resolve();
   /** The plain client's and the admin's processes. */
   readonly #quiet: SimProcess[] = [];
 
@@ -116,25 +118,24 @@ class Run {
     const quiet = new SimProcess('client');
     const admin = new SimProcess('admin');
     this.#quiet.push(quiet, admin);
-    this.#bg(
-      (async () => {
-        const store = await openClient(this.#stage, quiet, 'client');
-        this.#client = new Fate<SimEnv>({
-          store,
-          env: undefined as never,
-          steps: [
-            {
-              type: 'sim',
-              fromState: () => {
-                throw new Error('a client runs nothing');
-              },
+    this.#opened = (async () => {
+      const store = await openClient(this.#stage, quiet, 'client');
+      this.#client = new Fate<SimEnv>({
+        store,
+        env: undefined as never,
+        steps: [
+          {
+            type: 'sim',
+            fromState: () => {
+              throw new Error('a client runs nothing');
             },
-          ],
-        });
-        this.#adminStore = await openClient(this.#stage, admin, 'admin');
-        await this.#adminStore.registerInstance();
-      })(),
-    );
+          },
+        ],
+      });
+      this.#adminStore = await openClient(this.#stage, admin, 'admin');
+      await this.#adminStore.registerInstance().catch(() => undefined);
+    })();
+    this.#bg(this.#opened);
     for (const slot of this.#slots) this.#bg(slot.start());
     for (const cmd of this.#sc.commands) {
       await this.#until(cmd.at);
@@ -188,11 +189,11 @@ class Run {
         if (target) this.#bg(this.#adminOp(cmd.op, target.id));
         return;
       }
-      case 'ageOff': {
-        const store = this.#adminStore;
-        if (store) this.#bg(store.ageOff({ retentionMs: cmd.retentionMs }));
+      case 'ageOff':
+        this.#bg(
+          this.#opened.then(() => this.#adminStore?.ageOff({ retentionMs: cmd.retentionMs })),
+        );
         return;
-      }
       case 'shutdown':
         this.#slot(cmd.engine)?.shutdown(cmd.timeoutMs);
         return;
@@ -219,6 +220,7 @@ class Run {
   }
 
   async #seed(cmd: Extract<Command, { kind: 'seed' }>): Promise<void> {
+    await this.#opened;
     const client = this.#client;
     if (!client) return;
     const h = this.#history;
@@ -249,6 +251,7 @@ class Run {
   }
 
   async #adminOp(op: Extract<Command, { kind: 'admin' }>['op'], id: FateId): Promise<void> {
+    await this.#opened;
     const store = this.#adminStore;
     if (!store) return;
     const h = this.#history;
