@@ -3,6 +3,7 @@ import {
   runScenario,
   type Scenario,
   scenarioArb,
+  sweepScenarios,
 } from '@fate/conformance/simulation';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ const runs = Number(process.env.FATE_SIM_SEEDS ?? 2_000);
 const seed =
   process.env.FATE_SIM_SEED === undefined ? undefined : Number(process.env.FATE_SIM_SEED);
 const path = process.env.FATE_SIM_PATH;
+const focused = Number(process.env.FATE_SIM_FOCUSED ?? 300);
 const target = { ...memoryTarget, admin: cliAdmin };
 
 async function noViolation(sc: Scenario): Promise<void> {
@@ -39,6 +41,17 @@ describe('simulation (memory backend, virtual time)', () => {
       expect.fail(`${(details.errorInstance as Error)?.message}\nreplay: ${replay}`);
     }
   }, 900_000);
+
+  it(`finds no violation in ${focused} runs aimed at the sweep of strays`, async () => {
+    const details = await fc.check(fc.asyncProperty(sweepScenarios, noViolation), {
+      numRuns: focused,
+    });
+    if (details.failed) {
+      expect.fail(
+        `${(details.errorInstance as Error)?.message}\nscenario: ${JSON.stringify(details.counterexample?.[0])} (sweepScenarios seed ${details.seed})`,
+      );
+    }
+  }, 300_000);
 
   it('runs a seed the same way twice (same history, event for event)', async () => {
     const [sc] = fc.sample(scenarioArb, { numRuns: 1, seed: 2_026 }) as [Scenario];

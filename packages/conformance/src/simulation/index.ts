@@ -1,5 +1,6 @@
 export { type AdminOps, coreAdmin } from './admin.js';
 export { type CallFault, type FaultDecision, FaultSchedule } from './faults.js';
+export { ageOffScenarios, sweepScenarios } from './focused.js';
 export { History, type SimEvent } from './history.js';
 export { checkHistory, type FinalRecord } from './invariants.js';
 export { SimProcess } from './process.js';
