@@ -56,8 +56,10 @@ export const runMutants: readonly EngineMutant[] = [
         run: (handle) =>
           overriding<FateStore>(handle, {
             async unreserve(deferMs) {
-              if (deferMs) await sleep(deferMs);
-              return handle.unreserve();
+              // waits up to 15 s in the worker, then releases with what is left of the wait
+              const held = Math.min(deferMs ?? 0, 15_000);
+              if (held > 0) await sleep(held);
+              return handle.unreserve(deferMs ? Math.max(1, deferMs - held) : 0);
             },
           }),
       }),
