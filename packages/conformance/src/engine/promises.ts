@@ -91,10 +91,9 @@ export function enginePromiseTests(target: ConformanceTarget): void {
     it("aborts a running step's signal when its instance's lease lapses, and runs the step again", async () => {
       const { store, faults } = await ctx.faultyClient({ ...FAST_STORE, livenessTimeoutMs: 600 });
       const fate = await ctx.engine({ store, heartbeatMs: 100 });
-      const { id } = await fate.seed(
-        script(1, { sleepMs: 30_000, sleepAt: 1, abortable: true }),
-        { opName: 'op' },
-      );
+      const { id } = await fate.seed(script(1, { sleepMs: 30_000, sleepAt: 1, abortable: true }), {
+        opName: 'op',
+      });
       await eventually('the step is running', async () => ctx.env.calls.has(`${id}:1`), 10_000);
       faults.inject('fail', 'heartbeat', 8); // 800 ms without a renewal: the 550 ms lease lapses
       await eventually(

@@ -119,7 +119,8 @@ export class ScriptStep implements Repo<Recorder> {
       leave();
     }
     if (this.#s.failCallAt === n) {
-      const cause = this.#s.failCause === undefined ? {} : { cause: new TypeError(this.#s.failCause) };
+      const cause =
+        this.#s.failCause === undefined ? {} : { cause: new TypeError(this.#s.failCause) };
       throw new Error(`boom at ${n}`, cause);
     }
     return n < total ? new ScriptStep({ ...this.#s, n: n + 1 }) : undefined;

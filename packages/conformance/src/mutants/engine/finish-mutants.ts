@@ -61,7 +61,7 @@ export const finishMutants: readonly EngineMutant[] = [
     breaks: 'a finished transaction seeded with autoClean is kept',
     hooks: {
       store: handles({
-        run: rewritingCommits((changes, handle) =>
+        run: rewritingCommits((changes) =>
           changes.flatMap((c): TxChange[] =>
             c.op === 'delete'
               ? [{ op: 'setInfo', key: 'ageOff', value: Date.now() }, { op: 'unreserve' }]
@@ -80,10 +80,14 @@ export const finishMutants: readonly EngineMutant[] = [
         run: rewritingCommits((changes) => {
           const ends = changes.some(
             (c) =>
-              c.op === 'setStatus' && (c.status === Status.SUCCESSFUL || c.status === Status.FAILED),
+              c.op === 'setStatus' &&
+              (c.status === Status.SUCCESSFUL || c.status === Status.FAILED),
           );
           if (!ends) return [...changes];
-          return [...changes.filter((c) => c.op !== 'unreserve' && c.op !== 'setInfo'), { op: 'delete' }];
+          return [
+            ...changes.filter((c) => c.op !== 'unreserve' && c.op !== 'setInfo'),
+            { op: 'delete' },
+          ];
         }),
       }),
     },
@@ -105,8 +109,7 @@ export const finishMutants: readonly EngineMutant[] = [
     promise: 70,
     breaks: 'age-off never runs: finished transactions are kept forever',
     hooks: {
-      store: (store) =>
-        overriding(store, { ageOff: async () => ({ stamped: 0, deleted: 0 }) }),
+      store: (store) => overriding(store, { ageOff: async () => ({ stamped: 0, deleted: 0 }) }),
     },
   },
   {

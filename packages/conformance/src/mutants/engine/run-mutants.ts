@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type FateStore, type InfoKey, type StepData, Status, type TxInfo } from '@fate/core';
+import { type FateStore, type InfoKey, Status, type StepData, type TxInfo } from '@fate/core';
 import { type EngineMutant, handles, overriding, repos } from './engine-mutant.js';
 
 /** Promises 63–66: steps run once each, in order; deferral; undo order and completeness. */
@@ -98,7 +98,8 @@ export const runMutants: readonly EngineMutant[] = [
   {
     name: 'undo-skips-failed-step',
     promise: 65,
-    breaks: 'the step whose call threw is not undone, though its call may have done part of its work',
+    breaks:
+      'the step whose call threw is not undone, though its call may have done part of its work',
     hooks: {
       steps: (() => {
         const threw = new Set<string>();
@@ -155,7 +156,10 @@ export const runMutants: readonly EngineMutant[] = [
   },
 ];
 
-function withoutUndoErrors<K extends InfoKey>(key: K, value: TxInfo[K] | undefined): TxInfo[K] | undefined {
+function withoutUndoErrors<K extends InfoKey>(
+  key: K,
+  value: TxInfo[K] | undefined,
+): TxInfo[K] | undefined {
   if (key !== 'error' || !value) return value;
   const { undoErrors: _, ...rest } = value as TxInfo['error'] & object;
   return rest as TxInfo[K];

@@ -5,7 +5,8 @@ export const schedulingMutants: readonly EngineMutant[] = [
   {
     name: 'pools-ignore-op',
     promise: 71,
-    breaks: 'the work finder routes every id as if it had no op: everything lands in the catch-all pool',
+    breaks:
+      'the work finder routes every id as if it had no op: everything lands in the catch-all pool',
     hooks: {
       store: (store) =>
         overriding(store, {
@@ -60,8 +61,7 @@ export const schedulingMutants: readonly EngineMutant[] = [
     hooks: {
       store: (store) =>
         overriding(store, {
-          seedMany: (requests) =>
-            store.seedMany(requests.map(({ key: _, ...request }) => request)),
+          seedMany: (requests) => store.seedMany(requests.map(({ key: _, ...request }) => request)),
         }),
     },
   },

@@ -55,7 +55,8 @@ export const statusMutants: readonly EngineMutant[] = [
   {
     name: 'delete-any-status',
     promise: 62,
-    breaks: 'delete force-deletes whatever the status, also a transaction in the middle of its steps',
+    breaks:
+      'delete force-deletes whatever the status, also a transaction in the middle of its steps',
     hooks: {
       store: handles({
         client: (handle) => overriding<FateStore>(handle, { delete: () => handle.forceDelete() }),
