@@ -23,6 +23,8 @@ export interface EngineMutant {
   readonly promise: number;
   /** The bug, in one sentence. */
   readonly breaks: string;
+  /** A control: the suite must NOT fail it (see `controls` in `engine/index.ts`). */
+  readonly allowed?: boolean;
   readonly hooks: EngineHooks;
 }
 

@@ -24,12 +24,13 @@ export function runEngineMutantConformance(
   }
   const chosen = options.only ? mutants.filter((m) => options.only?.includes(m.name)) : mutants;
   for (const mutant of chosen) {
-    describe(`${target.name} mutant ${mutant.name} #${mutant.promise}`, () => {
+    const kind = mutant.allowed ? 'control' : 'mutant';
+    describe(`${target.name} ${kind} ${mutant.name} #${mutant.promise}`, () => {
       let killed = false;
       beforeEach((context) => {
         if (killed) context.skip('killed already');
       });
-      if (options.bail !== false) {
+      if (options.bail !== false && !mutant.allowed) {
         afterEach((context) => {
           if (context.task.result?.state === 'fail') killed = true;
         });
