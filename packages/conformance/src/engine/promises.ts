@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, rejection } from '../store/context.js';
 import { FAST_STORE, useEngines } from './engine-context.js';
-import { script } from './steps.js';
+import { script, scriptData } from './steps.js';
 
 /**
  * Engine promises that the other groups leave unobserved; each case was added because an
@@ -55,6 +55,45 @@ export function enginePromiseTests(target: ConformanceTarget): void {
       expect(view.status).toBe(Status.IN_PROGRESS);
       expect(view.stack).toHaveLength(2);
       expect(view.info.error).toBeUndefined();
+    });
+
+    it('finishes the rollback of a transaction it finds FAILED_IN_PROGRESS, newest step first', async () => {
+      const store = await ctx.client();
+      const { id } = await store.seed({ step: scriptData(3), opName: 'op' });
+      const held = await store.reserve(id);
+      const next = (n: number) => ({ type: 'script', state: { n, total: 3 } });
+      await held.commit([
+        { op: 'setStatus', status: Status.IN_PROGRESS },
+        { op: 'push', step: next(2) },
+        { op: 'push', step: next(3) },
+        { op: 'setStatus', status: Status.FAILED_IN_PROGRESS },
+        { op: 'unreserve' },
+      ]);
+      const fate = await ctx.engine();
+      expect((await fate.waitForCompletion(id, { timeoutMs: 10_000 })).status).toBe(Status.FAILED);
+      expect(ctx.env.log.get(id)).toEqual(['undo:3', 'undo:2', 'undo:1']);
+      expect((await fate.read(id)).stack).toEqual([]);
+    });
+
+    it('cuts a wait over a day to a day, and says so', async () => {
+      const day = 86_400_000;
+      const warnings: string[] = [];
+      const fate = await ctx.engine({
+        onEvent: (type, event) => {
+          if (type === 'warning' && 'message' in event) warnings.push(event.message);
+        },
+      });
+      const { id } = await fate.seed(script(1, { deferMs: 3 * day }), { opName: 'op' });
+      const watcher = await ctx.client();
+      await eventually(
+        'the transaction is released with its deferral',
+        async () => (await watcher.read(id)).deferUntil > 0,
+        10_000,
+      );
+      const until = (await watcher.read(id)).deferUntil - watcher.now();
+      expect(until).toBeGreaterThan(day / 2);
+      expect(until).toBeLessThanOrEqual(day);
+      expect(warnings.some((m) => /waiting a day instead/.test(m))).toBe(true);
     });
 
     it("records a failed step's error with its name and cause chain", async () => {

@@ -32,6 +32,32 @@ export function badInputTests(target: ConformanceTarget): void {
       }
     });
 
+    it('refuses an empty commit with FATE_INVALID_ARGUMENT and writes nothing', async () => {
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await ctx.store.reserve(id);
+      const before = await ctx.store.read(id);
+      expect((await rejection(h.commit([]))).code).toBe('FATE_INVALID_ARGUMENT');
+      expect((await rejection(h.commit(undefined as never))).code).toBe('FATE_INVALID_ARGUMENT');
+      expect(await ctx.store.read(id)).toEqual(before);
+      await h.setStatus(Status.IN_PROGRESS); // the handle is still usable
+    });
+
+    it("refresh() is true while the reservation is the handle's, false once it ended; abandon() ends the handle", async () => {
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await ctx.store.reserve(id);
+      expect(await h.refresh()).toBe(true);
+      await h.setStatus(Status.IN_PROGRESS); // still usable after a refresh
+      await h.unreserve();
+      expect(await h.refresh()).toBe(false);
+      const again = await ctx.store.reserve(id);
+      again.abandon();
+      expect(again.isReserved).toBe(false);
+      // its reservation is still stored, but the handle never takes it back
+      expect((await ctx.store.read(id)).reservation).toEqual(again.reservation);
+      expect(await again.refresh()).toBe(false);
+      expect(again.isReserved).toBe(false);
+    });
+
     it('refuses a payload over the declared limit with FATE_PAYLOAD_TOO_LARGE and keeps the transaction', async () => {
       const limit = ctx.store.capabilities.maxRecordBytes;
       const huge = 'x'.repeat(limit + 1);
