@@ -1,7 +1,7 @@
 import { newFateId, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { rejection, step, useFixture } from './context.js';
+import { eventually, rejection, step, useFixture } from './context.js';
 
 const MALFORMED = [
   '',
@@ -56,6 +56,22 @@ export function badInputTests(target: ConformanceTarget): void {
       expect((await ctx.store.read(id)).reservation).toEqual(again.reservation);
       expect(await again.refresh()).toBe(false);
       expect(again.isReserved).toBe(false);
+    });
+
+    it('refresh() is false for a holder whose reservation was cleared as dead', async () => {
+      const stale = await ctx.client({ livenessTimeoutMs: 300 });
+      await stale.registerInstance();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await stale.reserve(id);
+      // the holder stops heartbeating, as a crashed or partitioned process would
+      await eventually(
+        'the holder is dead',
+        async () => !(await ctx.store.isAlive(stale.instanceId)),
+        5_000,
+      );
+      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      expect(await h.refresh()).toBe(false);
+      expect(h.isReserved).toBe(false);
     });
 
     it('refuses a payload over the declared limit with FATE_PAYLOAD_TOO_LARGE and keeps the transaction', async () => {
