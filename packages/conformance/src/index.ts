@@ -4,6 +4,7 @@ import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
 import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
+import { enginePromiseTests } from './engine/promises.js';
 import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
@@ -89,6 +90,7 @@ export function runEngineConformance(target: ConformanceTarget): void {
     clientApiTests(target);
     distributedTests(target);
     poolTests(target);
+    enginePromiseTests(target);
     processKillTests(target);
     engineFaultTests(target);
     runnerFaultTests(target);
