@@ -20,7 +20,8 @@ export function buildSqlite(path: string, n: number, now: number): void {
       WITH RECURSIVE s(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM s WHERE i < ?),
       r(i, h, fin) AS (
         SELECT i, lower(hex(randomblob(16))),
-               CASE WHEN i % 10 = 0 THEN NULL ELSE ? - (i * 7919 % ?) * (? / ?) END FROM s)
+               CASE WHEN i % 10 = 0 THEN NULL
+                    ELSE cast(? - (i * 7919 % ?) * (? / ?) AS INTEGER) END FROM s)
       INSERT INTO transactions
         (id, status, stack, info, op, res_lock, res_uuid, defer_until, finished_at, due_at)
       SELECT substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-8' ||
@@ -35,8 +36,9 @@ export function buildSqlite(path: string, n: number, now: number): void {
       FROM r`);
     for (let from = 1; from <= n; from += BATCH) {
       const to = Math.min(n, from + BATCH - 1);
+      const int = (x: number) => BigInt(Math.round(x));
       db.transaction(() =>
-        insert.run(from, to, now, n, SPREAD_MS, n, now - SPREAD_MS, now - SPREAD_MS),
+        insert.run(...[from, to, now, n, SPREAD_MS, n, now - SPREAD_MS, now - SPREAD_MS].map(int)),
       )();
     }
     db.exec('ANALYZE');
