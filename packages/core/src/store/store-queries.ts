@@ -232,7 +232,6 @@ export async function ageOffDue(
   const finished = await call('ageOffDue', (b) => b.list(FINISHED_STATUSES));
   const out: AgeOffCandidate[] = [];
   for (const { id, record } of finished) {
-    if (out.length >= limit) break;
     if (record.reservation || !FINISHED_STATUSES.has(record.status as Status)) continue;
     let stamp: number | undefined;
     let keep = retentionMs;
@@ -246,7 +245,8 @@ export async function ageOffDue(
     if (stamp !== undefined && now - stamp < keep) continue;
     out.push({ id: id as FateId, finishedAt: stamp ?? now });
   }
-  return out;
+  // Oldest first, as an index would answer (unstamped ones last: they are stamped first).
+  return out.sort((a, b) => a.finishedAt - b.finishedAt).slice(0, limit);
 }
 
 /** Ids per `deleteAgedOff` call. */
