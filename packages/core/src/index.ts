@@ -23,6 +23,15 @@ export type {
   StoreBackend,
   StoredRecord,
 } from './store/backend.js';
+export type {
+  BackendAgeOffQuery,
+  BackendCount,
+  BackendListPage,
+  BackendListQuery,
+  BackendListRow,
+  FinishedEntry,
+  StoreBackendQueries,
+} from './store/backend-queries.js';
 export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
 export { checkJson, MAX_JSON_DEPTH, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
@@ -37,7 +46,9 @@ export {
   type StoreModule,
 } from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
+export * from './store/query-types.js';
 export { redactStoreUrl } from './store/redact-url.js';
+export { rowMatches } from './store/store-queries.js';
 export * from './store/types.js';
 export {
   readUrlParams,
