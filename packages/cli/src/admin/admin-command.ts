@@ -30,10 +30,16 @@ export type AdminSpec = AdminBase &
     | { readonly id?: false; run(store: FatesStore, args: CommandArgs): Promise<string> }
   );
 
+/** An admin command; `spec.run` is what it does on an open store (the console calls it too). */
+export interface AdminCommand extends Command {
+  readonly spec: AdminSpec;
+}
+
 /** A `Command` that opens the store, runs `spec` and closes the store again. */
-export function adminCommand(spec: AdminSpec): Command {
+export function adminCommand(spec: AdminSpec): AdminCommand {
   const usage = [spec.name, spec.id ? 'ID' : '', spec.usage ?? '', '[--store URL]'];
   return {
+    spec,
     name: spec.name,
     usage: usage.filter(Boolean).join(' '),
     summary: spec.summary,
