@@ -23,6 +23,15 @@ export type {
   StoreBackend,
   StoredRecord,
 } from './store/backend.js';
+export type {
+  BackendAgeOffQuery,
+  BackendCount,
+  BackendListPage,
+  BackendListQuery,
+  BackendListRow,
+  FinishedEntry,
+  StoreBackendQueries,
+} from './store/backend-queries.js';
 export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
 export { checkJson, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
@@ -37,6 +46,7 @@ export {
   type StoreModule,
 } from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
+export * from './store/query-types.js';
 export * from './store/types.js';
 export {
   readUrlParams,

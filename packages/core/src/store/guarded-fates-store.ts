@@ -11,11 +11,20 @@ import type { FateStore } from './fate-store.js';
 import type { FatesStore } from './fates-store.js';
 import { newLockId } from './lock-id.js';
 import { type ResolvedStoreOptions, resolveStoreOptions, type StoreOptions } from './options.js';
+import type {
+  AgeOffCandidate,
+  AgeOffQuery,
+  ListPage,
+  ListQuery,
+  StoreCounts,
+  StoreQueryCosts,
+} from './query-types.js';
 import { ReservationLedger } from './reservation-ledger.js';
 import { type HandleHost, ReservedFate } from './reserved-fate.js';
 import { retryUnknown } from './retry.js';
 import { scanPage } from './scan-page.js';
 import { createNew, insertSeeds, newRecord, prepareSeed, type RetriedCaller } from './seeding.js';
+import * as queries from './store-queries.js';
 import { checkListFilter, summarizeRows } from './summarize.js';
 import type {
   AgeOffOptions,
@@ -219,6 +228,24 @@ class GuardedFatesStore implements FatesStore {
     const rows = await this.#call('list', (b) => b.list(statuses));
     return summarizeRows(rows, statuses, filter.opName);
   }
+
+  get queryCosts(): StoreQueryCosts {
+    return queries.queryCosts(this.#backend);
+  }
+
+  listPage(query: ListQuery = {}): Promise<ListPage> {
+    return queries.listPage(this.#callFn, this.#backend, query, () => this.#backend.now());
+  }
+
+  counts(): Promise<StoreCounts> {
+    return queries.counts(this.#callFn, this.#backend);
+  }
+
+  ageOffDue(query: AgeOffQuery = {}): Promise<AgeOffCandidate[]> {
+    return queries.ageOffDue(this.#callFn, this.#backend, query);
+  }
+
+  readonly #callFn: queries.BackendCall = (what, fn) => this.#call(what, fn);
 
   scanRunnable(range?: IdRange, options?: ScanOptions): Promise<ScanResult> {
     return scanPage(range, options, (r, limit) =>
