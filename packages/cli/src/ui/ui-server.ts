@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import { CliError, CliErrorCode } from '../cli-error.js';
 import { CountSampler } from './count-sampler.js';
 import { redactUrl } from './pages/layout.js';
-import { listSource, type TxSource } from './tx-source.js';
+import { storeSource, type TxSource } from './tx-source.js';
 import { createUiApp } from './ui-app.js';
 import { UiAuth } from './ui-auth.js';
 import { isLoopback } from './ui-security.js';
@@ -25,7 +25,7 @@ export interface UiOptions {
   readonly allowActions?: boolean;
   /** How often the pages' live parts reload and the counts are read at most, ms. Default 2,000. */
   readonly refreshMs?: number;
-  /** Default: the store's `list`. */
+  /** Default: the store's `listPage` and `counts`. */
   readonly source?: TxSource;
   /** One line per thing the console does. Default: stderr. */
   readonly log?: (line: string) => void;
@@ -71,7 +71,7 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
   const allowActions = options.allowActions ?? false;
   checkUiOptions(host, options.token, allowActions);
   const refreshMs = options.refreshMs ?? 2_000;
-  const source = options.source ?? listSource(options.store);
+  const source = options.source ?? storeSource(options.store);
   const log =
     options.log ??
     ((line: string) => console.error(`fate ui: ${new Date().toISOString()} ${line}`));

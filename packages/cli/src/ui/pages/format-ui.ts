@@ -21,12 +21,6 @@ export function holderCell(
   return html`<code>${clip(reservation.lockId, 120)}</code> <span class="${kind}">(${state})</span>`;
 }
 
-/** Whether the reservation's holder has a current liveness record. */
-export const holderLive = (
-  reservation: Reservation | undefined,
-  records: ReadonlyMap<string, InstanceRecordView>,
-): boolean => !!reservation && records.get(reservation.lockId)?.current === true;
-
 export const byLockId = (
   records: readonly InstanceRecordView[],
 ): ReadonlyMap<string, InstanceRecordView> => new Map(records.map((r) => [r.lockId, r]));

@@ -30,7 +30,7 @@ export async function overview(ctx: UiContext): Promise<Html> {
   return html`
 <section class="cards">
 <div class="card"><div class="big" data-count="total">${counts.total}</div>transactions</div>
-<div class="card"><div class="big">${counts.reserved}</div>reserved</div>
+<div class="card"><div class="big">${reservations.length}</div>reserved</div>
 <div class="card"><div class="big">${records.filter((r) => r.current && r.group !== undefined).length}</div>live engines</div>
 <div class="card"><div class="big">${dead.length}</div>held by dead holders</div>
 </section>

@@ -1,10 +1,10 @@
-import { type FateId, isFateId, type TxSummary } from '@fate/core';
+import { type FateId, isFateId } from '@fate/core';
 import { duration } from '../../admin/format.js';
-import { ROW_STATUSES, type RowStatus, rowStatus } from '../../admin/row-status.js';
+import { ROW_STATUSES, type RowStatus } from '../../admin/row-status.js';
 import { clip } from '../clip.js';
 import { type Html, html } from '../html.js';
 import type { UiContext } from '../ui-context.js';
-import { byLockId, deferral, holderCell, holderLive, statusBadge } from './format-ui.js';
+import { byLockId, deferral, holderCell, statusBadge } from './format-ui.js';
 
 const HOLDERS = ['any', 'live', 'dead', 'none'] as const;
 const DEFERRED = ['any', 'yes', 'no'] as const;
@@ -111,31 +111,26 @@ export function listForm(p: ListParams): Html {
 /** The list's live part: one page of rows and the link to the next. */
 export async function txList(ctx: UiContext, p: ListParams): Promise<Html> {
   const holders = byLockId(await ctx.store.instanceRecords());
-  const now = ctx.store.now();
-  const keep = (r: TxSummary): boolean => {
-    if (p.holder === 'none' && r.reservation) return false;
-    if (p.holder === 'live' && !holderLive(r.reservation, holders)) return false;
-    if (p.holder === 'dead' && (!r.reservation || holderLive(r.reservation, holders))) return false;
-    if (p.deferred !== 'any' && r.deferUntil > now !== (p.deferred === 'yes')) return false;
-    if (p.minAgeMs > 0 && (r.created === undefined || now - r.created < p.minAgeMs)) return false;
-    return true;
-  };
   const page = await ctx.source.page({
     statuses: p.statuses,
     ...(p.op ? { opName: p.op } : {}),
+    holder: p.holder,
+    ...(p.deferred !== 'any' ? { deferred: p.deferred === 'yes' } : {}),
+    minAgeMs: p.minAgeMs,
     ...(p.after ? { after: p.after } : {}),
     limit: p.limit,
-    keep,
+    isLive: (lockId) => holders.get(lockId)?.current === true,
   });
+  const now = ctx.store.now();
   const rows = page.rows.map(
     (r) => html`<tr data-id="${r.id}"><td><a href="/tx/${r.id}"><code>${r.id}</code></a></td>
-<td>${statusBadge(rowStatus(r))}</td><td>${clip(r.opName ?? '-', 80)}</td><td>${clip(r.top ?? '-', 80)}</td>
-<td class="num">${r.stackDepth}</td><td>${holderCell(r.reservation, holders)}</td>
+<td>${statusBadge(r.shown)}</td><td>${clip(r.opName ?? '-', 80)}</td><td>${clip(r.top ?? '-', 80)}</td>
+<td class="num">${r.stackDepth ?? ''}</td><td>${holderCell(r.reservation, holders)}</td>
 <td>${deferral(r.deferUntil, now)}</td><td>${r.created === undefined ? '-' : duration(now - r.created)}</td>
 <td class="corrupt">${r.corrupt ? clip(r.corrupt, 200) : ''}</td></tr>`,
   );
   return html`<table class="tx-list"><thead><tr><th>id</th><th>status</th><th>op</th><th>top step</th><th>steps</th><th>holder</th><th>deferred</th><th>age</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
 <p class="paging">${page.rows.length} shown${p.after ? html` after <code>${p.after}</code> · <a href="${href(p, {})}">first page</a>` : ''}
-${page.next ? html` · <a rel="next" href="${href(p, { after: page.next })}">next page →</a>` : html` · last page`}</p>`;
+${page.next ? html` · <a rel="next" href="${href(p, { after: page.next as FateId })}">next page →</a>` : html` · last page`}</p>`;
 }
