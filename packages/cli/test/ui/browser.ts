@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (code passed to page.evaluate runs in the browser)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// (code passed to page.evaluate runs in the browser)
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StoreFixture } from '@fate/conformance';
