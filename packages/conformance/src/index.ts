@@ -22,6 +22,7 @@ import { lifecycleTests } from './store/lifecycle.js';
 import { livenessTests } from './store/liveness.js';
 import { preconditionTests } from './store/preconditions.js';
 import { processTests } from './store/processes.js';
+import { storeQueryTests } from './store/queries.js';
 import { reservationTests } from './store/reservation.js';
 import { reservationListingTests } from './store/reservation-listing.js';
 import { roundTripTests } from './store/round-trips.js';
@@ -40,7 +41,9 @@ export {
   InjectedFault,
 } from './faults/faulty-backend.js';
 export type { ConformanceTarget, StoreFixture } from './fixture.js';
+export { ageOffTests } from './store/age-off.js';
 export { openClient } from './store/context.js';
+export { storeQueryTests } from './store/queries.js';
 
 /**
  * The store conformance suite: every backend runs it unchanged, from one vitest file.
@@ -72,6 +75,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     wakeupTests(target);
     processTests(target);
     ageOffTests(target);
+    storeQueryTests(target);
     hygieneTests(target);
     lostReplyTests(target);
     cleaningTests(target);

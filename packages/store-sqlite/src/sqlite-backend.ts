@@ -1,4 +1,8 @@
 import {
+  type BackendAgeOffQuery,
+  type BackendCount,
+  type BackendListPage,
+  type BackendListQuery,
   type BackendScan,
   declareCapabilities,
   FateError,
@@ -26,6 +30,7 @@ import {
   writeArgs,
 } from '@fate/sql-common';
 import Database from 'better-sqlite3';
+import { type AdminStatements, prepareAdmin } from './sqlite-admin.js';
 import { isBusy, retryBusy, SYNC_BUSY_MS } from './sqlite-busy.js';
 import type { ResolvedSqliteConfig } from './sqlite-config.js';
 import { toStoreError } from './sqlite-errors.js';
@@ -40,6 +45,8 @@ import { openWakeups, type SqliteWakeups } from './sqlite-wakeups.js';
 interface Connection {
   readonly database: Database.Database;
   readonly statements: Statements;
+  /** The indexed admin and periodic reads (age-off, counts, list pages). */
+  readonly admin: AdminStatements;
   /** `insert` of many records in one `BEGIN IMMEDIATE` transaction. */
   readonly insertAll: (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) => boolean[];
   /** Writes the wake-up file after a write that made work runnable. */
@@ -188,6 +195,18 @@ export class SqliteBackend implements StoreBackend {
     );
   }
 
+  async ageOffDue(q: BackendAgeOffQuery): Promise<Array<{ id: string; finishedAt: number }>> {
+    return this.#run('ageOffDue', ({ admin }) => admin.ageOffDue(q));
+  }
+
+  async counts(): Promise<BackendCount[]> {
+    return this.#run('counts', ({ admin }) => admin.counts());
+  }
+
+  async listPage(q: BackendListQuery): Promise<BackendListPage> {
+    return this.#run('listPage', ({ admin }) => admin.listPage(q));
+  }
+
   async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
     return this.#run('scanRunnable', ({ statements }) => {
       const [statement, bounds] = forRange(statements.scan, range);
@@ -264,7 +283,12 @@ function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wa
     (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) =>
       records.map(({ id, record }) => insertOne(statements, id, record)),
   );
-  return { database, statements, insertAll: (records) => insertAll.immediate(records) };
+  return {
+    database,
+    statements,
+    admin: prepareAdmin(database),
+    insertAll: (records) => insertAll.immediate(records),
+  };
 }
 
 function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {

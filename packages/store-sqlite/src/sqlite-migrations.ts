@@ -1,9 +1,11 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import {
+  createAgeOffIndexes,
   createLivenessTable,
   createMetaTable,
   createReservedIndex,
   createRunnableIndex,
+  createStatusOpIndex,
   RUNNABLE_INDEX,
   runnableUnreserved,
 } from '@fate/sql-common';
@@ -86,6 +88,33 @@ const MIGRATIONS: readonly Migration[] = [
       // Leases of the old protocol name instance ids, not lock ids: nothing to carry over.
       db.schema.dropTable('instances').compile(),
       createLivenessTable(db, 'integer').modifyEnd(sql`strict`).compile(),
+    ],
+  },
+  {
+    version: 5,
+    description: 'age-off index by finish time, counts by status and op (issue 26)',
+    statements: () => [
+      db.schema.alterTable('transactions').addColumn('finished_at', 'integer').compile(),
+      db.schema.alterTable('transactions').addColumn('due_at', 'integer').compile(),
+      // Rows finished before: their stamp and own retention are in info (where it decodes);
+      // one with no stamp is indexed as finished now (age-off stamps it on first sight).
+      db
+        .updateTable('transactions')
+        .set({
+          finished_at: sql<number>`coalesce(case when json_valid(info) and json_type(info, '$.ageOff') in ('integer', 'real') then cast(json_extract(info, '$.ageOff') as integer) end, cast(round(unixepoch('subsec') * 1000) as integer))`,
+        })
+        .where('status', 'in', ['SUCCESSFUL', 'FAILED'])
+        .compile(),
+      db
+        .updateTable('transactions')
+        .set({
+          due_at: sql<number>`finished_at + cast(json_extract(info, '$.retainMs') as integer)`,
+        })
+        .where('finished_at', 'is not', null)
+        .where(sql<boolean>`json_valid(info) and json_type(info, '$.retainMs') = 'integer'`)
+        .compile(),
+      ...createAgeOffIndexes(db).map((index) => index.compile()),
+      createStatusOpIndex(db).compile(),
     ],
   },
 ];

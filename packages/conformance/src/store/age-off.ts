@@ -62,6 +62,28 @@ export function ageOffTests(target: ConformanceTarget): void {
       expect(await ctx.store.list()).toEqual([]);
     });
 
+    it('never deletes a transaction deleted and seeded again before its reservation (issue 21, fault 3)', async () => {
+      const { store: sweeper, faults } = await ctx.faultyClient();
+      const key = { type: 'table', key: 'row-7' };
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op', key });
+      const h = await ctx.store.reserve(id);
+      await h.commit([
+        { op: 'setStatus', status: Status.SUCCESSFUL },
+        { op: 'setInfo', key: 'ageOff', value: ctx.store.now() - 2 * HOUR },
+        { op: 'unreserve' },
+      ]);
+      // The sweeper has decided from its listing; before its reservation lands, another
+      // client deletes the finished transaction and the same key is seeded again.
+      faults.before('tryReserve', async () => {
+        await (await ctx.store.reserve(id)).delete();
+        expect((await ctx.store.seed({ step: step(), opName: 'op', key })).created).toBe(true);
+      });
+      expect((await sweeper.ageOff({ retentionMs: HOUR })).deleted).toBe(0);
+      const after = await ctx.store.read(id);
+      expect(after.status).toBe(Status.SUBMITTED);
+      expect(after.reservation).toBeUndefined();
+    });
+
     it('refuses a bad retention or seed retainMs and changes nothing', async () => {
       await finished(ctx.store, Status.SUCCESSFUL, 2 * HOUR);
       for (const bad of [-1, 1.5, Number.NaN]) {
