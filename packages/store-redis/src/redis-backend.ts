@@ -51,7 +51,11 @@ export class RedisBackend implements StoreBackend {
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
 
-  constructor(config: RedisConfigInput) {
+  readonly #create: boolean;
+
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: RedisConfigInput, options: { readonly create?: boolean } = {}) {
+    this.#create = options.create !== false;
     this.config = resolveRedisConfig(config);
     this.keys = redisKeys(this.config.prefix, this.config.shards);
     const subscriber = () =>
@@ -60,7 +64,7 @@ export class RedisBackend implements StoreBackend {
   }
 
   async open(): Promise<void> {
-    this.#redis = await openClient(this.config, this.keys, this.#clock);
+    this.#redis = await openClient(this.config, this.keys, this.#clock, this.#create);
   }
 
   async close(): Promise<void> {

@@ -12,7 +12,7 @@ import type {
   StoreCapabilities,
   StoredRecord,
 } from '@fate/core';
-import { declareCapabilities } from '@fate/core';
+import { declareCapabilities, FateError, FateErrorCode } from '@fate/core';
 import { ZkBatchMarkers } from './zk-batches.js';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
@@ -52,8 +52,12 @@ export class ZkBackend implements StoreBackend {
   readonly #scanner: ZkScanner;
   readonly #writer: ZkWriter;
 
-  constructor(config: ResolvedZkConfig) {
+  readonly #create: boolean;
+
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: ResolvedZkConfig, options: { readonly create?: boolean } = {}) {
     this.config = config;
+    this.#create = options.create !== false;
     this.capabilities = declareCapabilities({
       maxRecordBytes: config.juteMaxBuffer - ENVELOPE_RESERVE,
       sortedScan: true,
@@ -83,6 +87,14 @@ export class ZkBackend implements StoreBackend {
   /** Connects, calibrates the clock and lays out the tree where it is missing. */
   async open(): Promise<void> {
     await this.#client.session();
+    // `clock` is made last by the setup: without it there is no finished store here
+    if (!this.#create && !(await this.#client.exists(this.#layout.clock))) {
+      await this.#client.close();
+      throw new FateError(
+        FateErrorCode.STORE_CONFIG,
+        `ZooKeeper store: no such store: ${this.config.chroot} holds no fate store (opened without create)`,
+      );
+    }
     await openTree(this.#client, this.#layout, this.#records, this.#reserved);
   }
 

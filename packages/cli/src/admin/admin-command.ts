@@ -48,8 +48,10 @@ export function adminCommand(spec: AdminSpec): AdminCommand {
     async run(args) {
       // the id is checked before anything is opened
       const id = spec.id ? fateIdArgument(args.positionals[0] ?? '') : undefined;
+      // an admin command never creates a store: a typo in the URL is "no such store"
       const store = await openStore(
         stringValue(args, 'store') ?? process.env.FATE_STORE ?? DEFAULT_STORE_URL,
+        { create: false },
       );
       try {
         return spec.id ? await spec.run(store, args, id as FateId) : await spec.run(store, args);

@@ -33,7 +33,7 @@ export const uiCommand: Command = {
     // refused before the store is opened
     checkUiOptions(host, token, allowActions);
     const storeUrl = stringValue(args, 'store') ?? process.env.FATE_STORE ?? DEFAULT_STORE_URL;
-    const store = await openStore(storeUrl);
+    const store = await openStore(storeUrl, { create: false });
     try {
       const server = await startUi({
         store,
