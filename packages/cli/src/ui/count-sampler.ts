@@ -12,8 +12,9 @@ export interface Rate {
 }
 
 /**
- * Reads the store's counts at most once per `periodMs`, however many pages ask (concurrent
- * askers share one read), and keeps the samples of the last minutes: throughput is the growth
+ * Reads the store's counts at most once per `periodMs` — and, when counting is slow (a large
+ * store), at most a tenth of the time — however many pages ask (concurrent askers share one
+ * read), and keeps the samples of the last minutes: throughput is the growth
  * of the SUCCESSFUL and FAILED counts between samples, as this console watched them.
  * Transactions deleted as they finish (auto-clean) are not counted by it.
  */
@@ -23,6 +24,8 @@ export class CountSampler {
   readonly #history: TxCounts[] = [];
   #reading: Promise<TxCounts> | undefined;
   #readAt = Number.NEGATIVE_INFINITY;
+  /** How long the last read took, ms: reads are spaced at least ten times that apart. */
+  #readMs = 0;
 
   constructor(source: TxSource, periodMs: number) {
     this.#source = source;
@@ -32,7 +35,8 @@ export class CountSampler {
   /** The latest counts, read again when older than the period. */
   async latest(): Promise<TxCounts> {
     const last = this.#history[this.#history.length - 1];
-    if (last && performance.now() - this.#readAt < this.#periodMs) return last;
+    const spacing = Math.max(this.#periodMs, 10 * this.#readMs);
+    if (last && performance.now() - this.#readAt < spacing) return last;
     this.#reading ??= this.#read().finally(() => {
       this.#reading = undefined;
     });
@@ -54,8 +58,10 @@ export class CountSampler {
   }
 
   async #read(): Promise<TxCounts> {
+    const started = performance.now();
     const counts = await this.#source.counts();
     this.#readAt = performance.now();
+    this.#readMs = this.#readAt - started;
     this.#history.push(counts);
     while (this.#history.length > 1 && counts.at - (this.#history[0] as TxCounts).at > HISTORY_MS)
       this.#history.shift();
