@@ -38,7 +38,8 @@ for (const r of (await store.listPage({ limit: 50 })).rows) {
   failedIds.push(r.id);
 }
 const ui = await startUi({ store, storeUrl: url, port: 0, refreshMs: 0, log: () => {} });
-const middle = (await store.listPage({ after: '80000000-0000-4000-8000-000000000000', limit: 1 })).rows[0]?.id;
+const middle = (await store.listPage({ after: '80000000-0000-4000-8000-000000000000', limit: 1 }))
+  .rows[0]?.id;
 const pages = {
   'overview (counts, engines, reservations)': '/?fragment=live',
   'list, first page of 50': '/tx?fragment=live',
@@ -65,6 +66,11 @@ for (const [name, path] of Object.entries(pages)) {
 await ui.close();
 await store.close();
 rmSync(dir, { recursive: true, force: true });
-console.log(`fate ui on SQLite, ${total.toLocaleString('en-US')} transactions (seeded in ${seedS.toFixed(0)} s), queryCosts ${JSON.stringify(store.queryCosts)}`);
-for (const r of rows) console.log(`${r.page.padEnd(42)} median ${String(r.medianMs).padStart(7)} ms   p95 ${String(r.p95Ms).padStart(7)} ms`);
+console.log(
+  `fate ui on SQLite, ${total.toLocaleString('en-US')} transactions (seeded in ${seedS.toFixed(0)} s), queryCosts ${JSON.stringify(store.queryCosts)}`,
+);
+for (const r of rows)
+  console.log(
+    `${r.page.padEnd(42)} median ${String(r.medianMs).padStart(7)} ms   p95 ${String(r.p95Ms).padStart(7)} ms`,
+  );
 console.log(JSON.stringify({ total, seedS, rows }));
