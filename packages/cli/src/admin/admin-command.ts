@@ -21,6 +21,8 @@ interface AdminBase {
   readonly usage?: string;
   readonly summary: string;
   readonly options?: Command['options'];
+  /** Checks the arguments before the store is opened (a usage error must not need a store). */
+  check?(args: CommandArgs): void;
 }
 
 /** An admin command: it runs against the store of `--store`, else $FATE_STORE, else the default. */
@@ -48,6 +50,7 @@ export function adminCommand(spec: AdminSpec): AdminCommand {
     async run(args) {
       // the id is checked before anything is opened
       const id = spec.id ? fateIdArgument(args.positionals[0] ?? '') : undefined;
+      spec.check?.(args);
       // an admin command never creates a store: a typo in the URL is "no such store"
       const store = await openStore(
         stringValue(args, 'store') ?? process.env.FATE_STORE ?? DEFAULT_STORE_URL,

@@ -12,6 +12,10 @@ export const listCommand = adminCommand({
   usage: '[--status S,S] [--op NAME] [--json]',
   summary: 'transactions: status, op, top step, holder, deferral, age',
   options: { status: { type: 'string' }, op: { type: 'string' }, json: { type: 'boolean' } },
+  check(args) {
+    const raw = stringValue(args, 'status');
+    if (raw !== undefined) parseStatuses(raw);
+  },
   async run(store, args) {
     const rows = await listRows(store, args);
     const holders = await Holders.read(store);
