@@ -198,6 +198,18 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
     const text = await admin('summary');
     expect(text.stdout).toMatch(/^3 transactions, 0 reserved, 0 live instances\n/);
     expect(text.stdout).toContain('\n  op order: FAILED 1\n');
+    // Pages: --limit, and the command line of the next page, until the last.
+    const seen: string[] = [];
+    let page = await admin('list', '--status', 'FAILED,SUBMITTED', '--limit', '2');
+    for (let i = 0; i < 5; i++) {
+      seen.push(...[...page.stdout.matchAll(/^([0-9a-f-]{36}) /gm)].map((m) => m[1] as string));
+      const next = /the next: fate list (.*)$/m.exec(page.stdout)?.[1];
+      if (!next) break;
+      expect(next).toMatch(/^--status "FAILED,SUBMITTED" --limit "2" --after [0-9a-f-]{36}$/);
+      page = await admin('list', ...next.split(' ').map((w) => w.replace(/^"(.*)"$/, '$1')));
+    }
+    expect(seen).toEqual(both.map((r: { id: string }) => r.id).sort());
+    expect((await admin('list', '--limit', '0')).code).toBe(2);
   });
 
   it('cancels NEW/SUBMITTED and refuses anything else at once, even while it is held', async () => {

@@ -46,7 +46,7 @@ describe('fate usage', () => {
     ],
     [
       ['list', '--bogus'],
-      'fate list: unknown option --bogus (options: --status, --op, --json, --store, --help)',
+      'fate list: unknown option --bogus (options: --status, --op, --limit, --after, --json, --store, --help)',
     ],
     [['list', '--store'], 'fate list: --store needs a value'],
     [['list', '--store', '--json'], 'fate list: --store needs a value'],

@@ -1,5 +1,9 @@
 import { userInfo } from 'node:os';
 import {
+  type BackendAgeOffQuery,
+  type BackendCount,
+  type BackendListPage,
+  type BackendListQuery,
   type BackendScan,
   declareCapabilities,
   FateError,
@@ -28,6 +32,7 @@ import {
   writeArgs,
 } from '@fate/sql-common';
 import pg from 'pg';
+import { type PostgresAdmin, postgresAdmin } from './postgres-admin.js';
 import { ServerClock } from './postgres-clock.js';
 import { type ResolvedPostgresConfig, redact } from './postgres-config.js';
 import { toStoreError } from './postgres-errors.js';
@@ -53,6 +58,8 @@ interface Connection {
    */
   readonly control: pg.Pool;
   readonly statements: PostgresStatements;
+  /** The indexed admin and periodic reads (age-off, counts, list pages). */
+  readonly admin: PostgresAdmin;
   readonly wakeups: PostgresWakeups;
   readonly notifier: WakeupNotifier;
 }
@@ -113,7 +120,8 @@ export class PostgresBackend implements StoreBackend {
       const wakeups = new PostgresWakeups(listener, this.channel);
       const channel = this.channel;
       const notifier = new WakeupNotifier(() => statements.notify.rows(control, { channel }));
-      this.#connection = { pool, control, statements, wakeups, notifier };
+      const admin = postgresAdmin(this.config.schema);
+      this.#connection = { pool, control, statements, admin, wakeups, notifier };
     } catch (err) {
       await Promise.all([pool.end(), control.end()]).catch(() => undefined);
       throw toStoreError(err, 'opening', this.#where());
@@ -221,6 +229,18 @@ export class PostgresBackend implements StoreBackend {
       ]);
       return rows.map((row) => ({ id: row.id, record: toRecord(row) }));
     });
+  }
+
+  ageOffDue(q: BackendAgeOffQuery): Promise<Array<{ id: string; finishedAt: number }>> {
+    return this.#run('ageOffDue', ({ pool, admin }) => admin.ageOffDue(pool, q));
+  }
+
+  counts(): Promise<BackendCount[]> {
+    return this.#run('counts', ({ pool, admin }) => admin.counts(pool));
+  }
+
+  listPage(q: BackendListQuery): Promise<BackendListPage> {
+    return this.#run('listPage', ({ pool, admin }) => admin.listPage(pool, q));
   }
 
   async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
