@@ -71,6 +71,7 @@ ${engines.map(
 }
 <p class="muted">Pools, busy and queued workers are not in the liveness records; an engine's group names the ops its pools run.</p>
 <h2>Held by dead holders</h2>
+<p class="muted">All of them: <a href="/tx?holder=dead">the list, holder dead</a>. Deferred ones and until when: <a href="/tx?deferred=yes">the list, deferred</a>.</p>
 ${
   dead.length === 0
     ? html`<p class="muted">none</p>`
