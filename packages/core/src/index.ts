@@ -48,6 +48,7 @@ export {
 } from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
 export * from './store/query-types.js';
+export { rowMatches } from './store/store-queries.js';
 export * from './store/types.js';
 export {
   readUrlParams,

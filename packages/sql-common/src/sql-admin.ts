@@ -59,6 +59,19 @@ export function adminQueries(d: SqlDialect) {
         'transactions',
         DUE_INDEX,
       ),
+    /** Deletes the given ids that are unreserved, finished and due (built per call). */
+    deleteAgedOff: (ids: readonly string[], p: AgeOffDueArgs) =>
+      db
+        .deleteFrom('transactions')
+        .where('id', 'in', [...ids])
+        .where('res_lock', 'is', null)
+        .where('finished_at', 'is not', null)
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('due_at', 'is', null), eb('finished_at', '<=', ms(p.finishedBefore))]),
+            eb('due_at', '<=', ms(p.now)),
+          ]),
+        ),
     /** Rows by status and op. */
     counts: () =>
       d.pin(

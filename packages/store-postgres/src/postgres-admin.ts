@@ -34,6 +34,10 @@ export function postgresAdmin(schema: string) {
       const [a, b] = await Promise.all([finishedDue.rows(pool, q), ownDue.rows(pool, q)]);
       return mergeDue(a, b, q.limit);
     },
+    async deleteAgedOff(pool: Pool, ids: readonly string[], q: BackendAgeOffQuery) {
+      const compiled = queries.deleteAgedOff(ids, q).compile();
+      return (await pool.query(compiled.sql, [...compiled.parameters])).rowCount ?? 0;
+    },
     async counts(pool: Pool): Promise<BackendCount[]> {
       return toCounts(await counts.rows(pool, {}));
     },

@@ -235,6 +235,10 @@ export class PostgresBackend implements StoreBackend {
     return this.#run('ageOffDue', ({ pool, admin }) => admin.ageOffDue(pool, q));
   }
 
+  deleteAgedOff(ids: readonly string[], q: BackendAgeOffQuery): Promise<number> {
+    return this.#run('deleteAgedOff', ({ pool, admin }) => admin.deleteAgedOff(pool, ids, q));
+  }
+
   counts(): Promise<BackendCount[]> {
     return this.#run('counts', ({ pool, admin }) => admin.counts(pool));
   }

@@ -31,6 +31,10 @@ export function prepareAdmin(database: Database) {
     ageOffDue(q: BackendAgeOffQuery): Array<{ id: string; finishedAt: number }> {
       return mergeDue(finishedDue.all(q), ownDue.all(q), q.limit);
     },
+    deleteAgedOff(ids: readonly string[], q: BackendAgeOffQuery): number {
+      const compiled = queries.deleteAgedOff(ids, q).compile();
+      return database.prepare(compiled.sql).run(...compiled.parameters).changes;
+    },
     counts(): BackendCount[] {
       return toCounts(counts.all({}));
     },

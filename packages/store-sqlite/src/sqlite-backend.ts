@@ -200,6 +200,10 @@ export class SqliteBackend implements StoreBackend {
     return this.#run('ageOffDue', ({ admin }) => admin.ageOffDue(q));
   }
 
+  async deleteAgedOff(ids: readonly string[], q: BackendAgeOffQuery): Promise<number> {
+    return this.#run('deleteAgedOff', ({ admin }) => admin.deleteAgedOff(ids, q));
+  }
+
   async counts(): Promise<BackendCount[]> {
     return this.#run('counts', ({ admin }) => admin.counts());
   }

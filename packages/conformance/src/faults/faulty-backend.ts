@@ -32,7 +32,8 @@ export type FaultOp =
   | 'instances'
   | 'ageOffDue'
   | 'counts'
-  | 'listPage';
+  | 'listPage'
+  | 'deleteAgedOff';
 
 /**
  * What a fault does to a call:
@@ -87,11 +88,16 @@ export class FaultyBackend implements StoreBackend {
     query: BackendAgeOffQuery,
   ) => Promise<Array<{ id: string; finishedAt: number }>>;
   readonly counts?: () => Promise<BackendCount[]>;
+  readonly deleteAgedOff?: (ids: readonly string[], q: BackendAgeOffQuery) => Promise<number>;
   readonly listPage?: (query: BackendListQuery) => Promise<BackendListPage>;
 
   constructor(inner: StoreBackend) {
     this.#inner = inner;
-    const { ageOffDue, counts, listPage } = inner;
+    const { ageOffDue, counts, listPage, deleteAgedOff } = inner;
+    if (deleteAgedOff) {
+      this.deleteAgedOff = (ids, q) =>
+        this.#run('deleteAgedOff', [ids, q], () => deleteAgedOff.call(inner, ids, q));
+    }
     if (ageOffDue) {
       this.ageOffDue = (q) => this.#run('ageOffDue', [q], () => ageOffDue.call(inner, q));
     }

@@ -20,7 +20,12 @@ import type {
 import { declareCapabilities, type StoreCapabilities } from '../store/capabilities.js';
 import { sameReservation } from '../store/codec.js';
 import type { IdRange, Reservation } from '../store/types.js';
-import { memoryAgeOffDue, memoryCounts, memoryListPage } from './memory-queries.js';
+import {
+  memoryAgeOffDue,
+  memoryCounts,
+  memoryDeleteAgedOff,
+  memoryListPage,
+} from './memory-queries.js';
 import { type Entry, MemorySpace, nextFinished } from './memory-space.js';
 
 const spaces = new Map<string, MemorySpace>();
@@ -144,6 +149,10 @@ export class MemoryBackend implements StoreBackend {
 
   async ageOffDue(query: BackendAgeOffQuery): Promise<Array<{ id: string; finishedAt: number }>> {
     return memoryAgeOffDue(this.#space, query);
+  }
+
+  async deleteAgedOff(ids: readonly string[], query: BackendAgeOffQuery): Promise<number> {
+    return memoryDeleteAgedOff(this.#space, ids, query);
   }
 
   async counts(): Promise<BackendCount[]> {

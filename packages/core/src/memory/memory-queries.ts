@@ -27,6 +27,25 @@ export function memoryAgeOffDue(
   return due.slice(0, q.limit).map(({ id, finishedAt }) => ({ id, finishedAt }));
 }
 
+/** Deletes those of `ids` that are unreserved, finished and due (see `deleteAgedOff`). */
+export function memoryDeleteAgedOff(
+  space: MemorySpace,
+  ids: readonly string[],
+  q: BackendAgeOffQuery,
+): number {
+  let deleted = 0;
+  for (const id of ids) {
+    const r = space.records.get(id);
+    const f = r?.finished;
+    if (!r || !f || r.reservation) continue;
+    const due = f.retainMs === undefined ? f.at <= q.finishedBefore : f.at + f.retainMs <= q.now;
+    if (!due) continue;
+    space.remove(id);
+    deleted++;
+  }
+  return deleted;
+}
+
 /** The kept counts. */
 export function memoryCounts(space: MemorySpace): BackendCount[] {
   return [...space.counts].map(([key, count]) => {

@@ -1,4 +1,5 @@
 import type { FateId } from '../ids.js';
+import { mapLimit } from '../map-limit.js';
 import { FINISHED_STATUSES } from '../status.js';
 import type { FateStore } from './fate-store.js';
 import type { FatesStore } from './fates-store.js';
@@ -6,6 +7,9 @@ import { checkAgeOffQuery } from './store-queries.js';
 import type { AgeOffOptions, AgeOffResult } from './types.js';
 
 export { DEFAULT_RETENTION_MS } from './store-queries.js';
+
+/** Candidates handled at once by one sweep. */
+const AGE_OFF_PARALLEL = 8;
 
 /**
  * Deletes finished transactions (SUCCESSFUL, FAILED) older than their retention, with no
@@ -27,10 +31,10 @@ export async function ageOff(
   const due = await store.ageOffDue({ retentionMs, limit });
   let stamped = 0;
   let deleted = 0;
-  for (const candidate of due) {
-    if (stamped + deleted >= limit) break;
+  // A few at a time: each is a reservation and a delete, round trips on a server store.
+  await mapLimit(due.slice(0, limit), AGE_OFF_PARALLEL, async (candidate) => {
     const handle = await store.tryReserve(candidate.id as FateId).catch(() => undefined);
-    if (!handle) continue;
+    if (!handle) return;
     try {
       const verdict = await decide(handle, store.now(), retentionMs);
       if (verdict === 'stamp') {
@@ -48,7 +52,7 @@ export async function ageOff(
     } finally {
       if (handle.isReserved) await handle.unreserve().catch(() => undefined);
     }
-  }
+  });
   return { stamped, deleted };
 }
 

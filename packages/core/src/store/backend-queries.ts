@@ -76,6 +76,13 @@ export interface StoreBackendQueries {
    * oldest first, at most `limit`. Costs an indexed read of what is due, not of the store.
    */
   ageOffDue?(query: BackendAgeOffQuery): Promise<Array<{ id: string; finishedAt: number }>>;
+  /**
+   * Deletes those of `ids` that are, at that moment, unreserved, finished and due by their
+   * indexed entry under `query` (what `ageOffDue` answers), in one step per batch; returns
+   * how many it deleted. A record deleted and seeded again, finished again later, or
+   * reserved meanwhile is left as it is: the condition is checked where it is applied.
+   */
+  deleteAgedOff?(ids: readonly string[], query: BackendAgeOffQuery): Promise<number>;
   /** Record counts by status and op, computed in the store. */
   counts?(): Promise<BackendCount[]>;
   /** One page of records in id order after `after`, filtered; see `BackendListPage`. */

@@ -294,6 +294,10 @@ class GuardedFatesStore implements FatesStore {
   }
 
   ageOff(options?: AgeOffOptions): Promise<AgeOffResult> {
+    const b = this.#backend;
+    if (typeof b.ageOffDue === 'function' && typeof b.deleteAgedOff === 'function') {
+      return queries.ageOffInBatches(this.#callFn, b, options ?? {});
+    }
     return ageOff(this, options);
   }
 

@@ -248,3 +248,32 @@ export async function ageOffDue(
   }
   return out;
 }
+
+/** Ids per `deleteAgedOff` call. */
+const DELETE_BATCH = 500;
+
+/**
+ * Age-off on a backend that deletes in batches (`deleteAgedOff`): the due candidates from
+ * the index, deleted under the same condition checked by the store as it deletes, so one
+ * sweep of `n` due costs `n / 500` round trips and never deletes what is not due.
+ */
+export async function ageOffInBatches(
+  call: BackendCall,
+  backend: StoreBackend,
+  query: AgeOffQuery,
+): Promise<{ stamped: number; deleted: number }> {
+  const { retentionMs, limit } = checkAgeOffQuery(query);
+  const now = backend.now();
+  const q = { finishedBefore: now - retentionMs, now, limit };
+  const due = await call('ageOffDue', (b) =>
+    (b.ageOffDue as NonNullable<StoreBackend['ageOffDue']>).call(b, q),
+  );
+  let deleted = 0;
+  for (let i = 0; i < due.length && i < limit; i += DELETE_BATCH) {
+    const ids = due.slice(i, Math.min(i + DELETE_BATCH, limit)).map((d) => d.id);
+    deleted += await call('deleteAgedOff', (b) =>
+      (b.deleteAgedOff as NonNullable<StoreBackend['deleteAgedOff']>).call(b, ids, q),
+    );
+  }
+  return { stamped: 0, deleted };
+}
