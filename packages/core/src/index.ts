@@ -42,6 +42,7 @@ export { instanceIdOf } from './store/lock-id.js';
 export {
   backendForUrl,
   DEFAULT_STORE_URL,
+  type OpenOptions,
   openStore,
   type StoreModule,
 } from './store/open-store.js';

@@ -86,8 +86,12 @@ export class PostgresBackend implements StoreBackend {
   #connection: Connection | undefined;
   #calibrating = false;
 
-  constructor(config: ResolvedPostgresConfig) {
+  readonly #create: boolean;
+
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: ResolvedPostgresConfig, options: { readonly create?: boolean } = {}) {
     this.config = config;
+    this.#create = options.create !== false;
   }
 
   /** The statements (tests read their SQL for `EXPLAIN`). */
@@ -108,6 +112,7 @@ export class PostgresBackend implements StoreBackend {
     pool.on('error', () => undefined);
     control.on('error', () => undefined);
     try {
+      if (!this.#create) await requireStore(pool, this.config.schema);
       await migrate(pool, this.config.schema);
       const statements = postgresStatements(this.config.schema);
       for (let i = 0; i < 3; i++) await this.#calibrate(control, statements);
@@ -342,4 +347,17 @@ function withOsUser(connectionString: string): string {
   if (url.username !== '' || process.env.PGUSER || process.env.USER) return connectionString;
   url.username = userInfo().username;
   return url.href;
+}
+
+/** Without `create`: a schema that does not exist, or holds no fate store, is refused untouched. */
+async function requireStore(pool: pg.Pool, schema: string): Promise<void> {
+  const { rows } = await pool.query<{ meta: string | null }>('SELECT to_regclass($1) AS meta', [
+    `${schema}.fate_meta`,
+  ]);
+  if (rows[0]?.meta == null) {
+    throw new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `PostgreSQL store: no such store: schema ${schema} holds no fate store (opened without create)`,
+    );
+  }
 }

@@ -56,7 +56,11 @@ export class RedisBackend implements StoreBackend {
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
 
-  constructor(config: RedisConfigInput) {
+  readonly #create: boolean;
+
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: RedisConfigInput, options: { readonly create?: boolean } = {}) {
+    this.#create = options.create !== false;
     this.config = resolveRedisConfig(config);
     this.keys = redisKeys(this.config.prefix, this.config.shards);
     const subscriber = () =>
@@ -74,7 +78,7 @@ export class RedisBackend implements StoreBackend {
   listPage?: (q: BackendListQuery) => Promise<BackendListPage>;
 
   async open(): Promise<void> {
-    const redis = await openClient(this.config, this.keys, this.#clock);
+    const redis = await openClient(this.config, this.keys, this.#clock, this.#create);
     this.#redis = redis;
     if ((await redis.get(this.keys.queries).catch(() => null)) !== '1') return;
     this.ageOffDue = (q) => this.#call('ageOffDue', (r) => redisAgeOffDue(r, this.keys, q));

@@ -102,6 +102,7 @@ export class SqliteBackend implements StoreBackend {
         fileMustExist: !create,
       });
       database = opened;
+      if (!create) requireStore(opened, path);
       const connected = await retryBusy(() => connect(opened), busyTimeoutMs);
       // After the schema: a file that is no database leaves no wake-up file behind.
       this.#connection = { ...connected, ...openWakeups(path) };
@@ -300,6 +301,19 @@ function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wa
     admin: prepareAdmin(database),
     insertAll: (records) => insertAll.immediate(records),
   };
+}
+
+/** Without `create`, a file with no fate schema (empty, or another program's) is refused, untouched. */
+function requireStore(database: Database.Database, path: string): void {
+  const meta = database
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fate_meta'")
+    .get();
+  if (!meta) {
+    throw new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `SQLite store ${path}: no such store: the file holds no fate store (opened without create)`,
+    );
+  }
 }
 
 function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {

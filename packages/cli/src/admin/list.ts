@@ -33,6 +33,11 @@ export const listCommand = adminCommand({
     after: { type: 'string' },
     json: { type: 'boolean' },
   },
+  check(args) {
+    const raw = stringValue(args, 'status');
+    if (raw !== undefined) parseStatuses(raw);
+    limitOf(args);
+  },
   async run(store, args) {
     const { rows, next } = await listPage(store, args);
     const holders = await Holders.read(store);
