@@ -52,6 +52,7 @@ const RUNS = [
   { variant: 'model', config: 'restart', property: 'p1 p4' },
   { variant: 'model', config: 'live-restart', property: 'p2' },
   { variant: 'MUTANT_A', config: 'slow', property: 'p1' },
+  { variant: 'MUTANT_SWEEP', config: 'slow', property: 'p1' },
   { variant: 'MUTANT_B', config: 'restart', property: 'p1' },
   { variant: 'MUTANT_C', config: 'live-crash', property: 'p2' },
   { variant: 'MUTANT_AT_REPLY', config: 'slow', property: 'p1' },
