@@ -26,7 +26,7 @@ proctype Admin() {
     fi
   }
 turn:
-  /* adminReserve → whileHeld; Fate.cancel → store.reserve → untilFree: the same loop */
+  /* fail, delete: adminReserve → whileHeld; cancel: Fate.cancel → store.reserve → untilFree */
   atomic {
     hot++;
     assert(hot <= 1);   /* p7: every turn pauses */
@@ -47,9 +47,10 @@ turn:
 #endif
     if :: !seeded -> printf("%d: admin: deleted meanwhile (FATE_NOT_FOUND)\n", ticks); goto out :: else fi;
     if :: printf("%d: admin: its deadline (FATE_TIMEOUT)\n", ticks); goto out :: true fi;   /* any turn */
-    if :: stLock == 0 -> goto pause :: else fi;
-    /* held: clearDeadReservations(only this id), no sweep of strays: list it FIRST, then
-     * observe liveness, then judge its holder (ClientLiveness.clearDead, as an engine's) */
+    /* unreserved, or cancel (untilFree only waits): pause */
+    if :: stLock == 0 || op == 1 -> goto pause :: else fi;
+    /* held (fail, delete): clearDeadReservations(only this id), no sweep of strays: list it
+     * FIRST, then observe liveness, then judge its holder (ClientLiveness.clearDead) */
     snapL[OA] = stLock; snapU[OA] = stUuid;
     SLOW(10);
     readInstances(OA, ok);
