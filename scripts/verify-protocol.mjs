@@ -39,28 +39,30 @@ const CONFIGS = {
   'live-crash': { ...NONE, LIVE: true, CRASHES: 1, FREEZES: 1, LOST: 1 },
   'live-release': { ...NONE, LIVE: true, CRASHES: 1, DEFERS: 1, OUTAGES: 1, SHUTDOWNS: 1 },
   'live-restart': { ...NONE, LIVE: true, RESTART: true, CRASHES: 1 },
-  sweep: { ...NONE, SHARES: true, FREEZES: 1, SLOWS: 1 },
-  admin: { ...NONE, ADMIN: true, ADMIN_OPS: 7, FREEZES: 1, DEFERS: 1, SLOWS: 1 },
+  sweep: { ...NONE, SHARES: true, FREEZES: 1, SLOWS: 1, SLOWAT: 448 }, // slow: around the read
+  admin: { ...NONE, ADMIN: true, ADMIN_OPS: 7, DEFERS: 1 }, // cancel, fail or delete
+  'admin-fail': { ...NONE, ADMIN: true, ADMIN_OPS: 2, FREEZES: 1 }, // it clears a frozen holder
   ageoff: { ...NONE, ADMIN: true, AGEOFF: true, ADMIN_OPS: 4, RESEEDS: 1 },
 };
 
 // p1, p4 and p5-p7 are assertions (safety runs); p2 and p3 are LTL claims (acceptance cycles).
 // The longest runs come first, so two at a time finish together.
 const RUNS = [
+  { variant: 'model', config: 'admin-fail', property: 'p1 p4 p6 p7' },
   { variant: 'model', config: 'slow', property: 'p1 p4' },
   { variant: 'model', config: 'slow-t8', property: 'p1 p4' },
   { variant: 'model', config: 'live-crash', property: 'p2' },
+  { variant: 'model', config: 'sweep', property: 'p1 p4' },
   { variant: 'model', config: 'live-release', property: 'p3' },
   { variant: 'model', config: 'shutdown', property: 'p1 p4' },
   { variant: 'model', config: 'freeze', property: 'p1 p4' },
   { variant: 'model', config: 'store', property: 'p1 p4' },
   { variant: 'model', config: 'restart', property: 'p1 p4' },
   { variant: 'model', config: 'live-restart', property: 'p2' },
-  { variant: 'model', config: 'sweep', property: 'p1 p4' },
   { variant: 'model', config: 'admin', property: 'p1 p4 p6 p7' },
   { variant: 'model', config: 'ageoff', property: 'p1 p4 p5 p6 p7' },
-  { variant: 'MUTANT_A', config: 'slow', property: 'p1' },
   { variant: 'MUTANT_SWEEP', config: 'sweep', property: 'p1' },
+  { variant: 'MUTANT_A', config: 'slow', property: 'p1' },
   { variant: 'MUTANT_AGEOFF', config: 'ageoff', property: 'p5' },
   { variant: 'MUTANT_SUBMIT_BACK', config: 'admin', property: 'p6' },
   { variant: 'MUTANT_ADMIN_HOT', config: 'ageoff', property: 'p7' },

@@ -38,7 +38,11 @@
 #define L       (T - 1)     /* the holder's own lease: T - H/2 (Fate: timeout - heartbeat/2) */
 #define G       (T / 2)     /* LeaseObserver's maxGapMs: T/2 */
 #define S       (T + G)     /* a stray: silent 1.5 timeouts (LeaseObserver.strays) */
+#ifdef SHARES
 #define WMAX    (S + G)     /* watch counters saturate here: no verdict needs more */
+#else
+#define WMAX    S           /* the same at a reply's age 1: the ordinary cleaner clears first */
+#endif
 #ifdef RESTART
 #define NI      3           /* incarnations: 0 = A@1, 1 = B@1, 2 = A@2 */
 #else
