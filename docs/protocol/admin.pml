@@ -58,6 +58,9 @@ turn:
     observe(OA);
     kill = 0;
     if :: snapL[OA] != LA -> judge(OA, snapL[OA], kill) :: else fi;
+#ifdef MUTANT_ADMIN_EAGER
+    kill = 1;   /* clears whoever holds it, unjudged */
+#endif
     if :: kill -> clearRes(snapL[OA], snapU[OA]) :: else fi;
 pause:
     snapL[OA] = 0; snapU[OA] = 0; kill = 0; ok = 0; k = 0;
