@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // The mutation harness (`npm run test:mutants`): the store suite against deliberately broken
-// backends, one file per backend. Cases that hang on a mutant end at a shorter timeout.
+// backends, one file per backend, and the engine suite against deliberately broken engines. Cases that hang on a mutant end at a shorter timeout.
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.mutants.ts'],

@@ -26,7 +26,9 @@ const NONE = {
   SHUTDOWNS: 0,
   CRASHES: 0,
 };
-// Switches: LIVE (the liveness build), RESTART (A@2 exists), NO_B (B never starts).
+// Switches: LIVE (the liveness build), RESTART (A@2 exists), NO_B (B never starts), SHARES
+// (an engine's share may hold the transaction or not), ADMIN (an admin client, with
+// ADMIN_OPS: 1 cancel, 2 fail, 4 delete), AGEOFF (A's age-off sweep; RESEEDS keyed re-seeds).
 const CONFIGS = {
   slow: { ...NONE, SLOWS: 2 },
   'slow-t8': { ...NONE, SLOWS: 2, T: 8 }, // Fate's default heartbeat, a quarter of the timeout
@@ -37,21 +39,35 @@ const CONFIGS = {
   'live-crash': { ...NONE, LIVE: true, CRASHES: 1, FREEZES: 1, LOST: 1 },
   'live-release': { ...NONE, LIVE: true, CRASHES: 1, DEFERS: 1, OUTAGES: 1, SHUTDOWNS: 1 },
   'live-restart': { ...NONE, LIVE: true, RESTART: true, CRASHES: 1 },
+  sweep: { ...NONE, SHARES: true, FREEZES: 1, SLOWS: 1, SLOWAT: 448 }, // slow: around the read
+  admin: { ...NONE, ADMIN: true, ADMIN_OPS: 7, DEFERS: 1 }, // cancel, fail or delete
+  // fail or delete, against one engine that may freeze: the admin clears it itself
+  'admin-clear': { ...NONE, ADMIN: true, ADMIN_OPS: 6, NO_B: true, FREEZES: 1, SLOWS: 1 },
+  ageoff: { ...NONE, ADMIN: true, AGEOFF: true, ADMIN_OPS: 4, RESEEDS: 1 },
 };
 
-// p1 and p4 are assertions (safety runs); p2 and p3 are LTL claims (acceptance cycles).
+// p1, p4 and p5-p7 are assertions (safety runs); p2 and p3 are LTL claims (acceptance cycles).
 // The longest runs come first, so two at a time finish together.
 const RUNS = [
   { variant: 'model', config: 'slow', property: 'p1 p4' },
   { variant: 'model', config: 'slow-t8', property: 'p1 p4' },
   { variant: 'model', config: 'live-crash', property: 'p2' },
+  { variant: 'model', config: 'sweep', property: 'p1 p4' },
   { variant: 'model', config: 'live-release', property: 'p3' },
   { variant: 'model', config: 'shutdown', property: 'p1 p4' },
   { variant: 'model', config: 'freeze', property: 'p1 p4' },
   { variant: 'model', config: 'store', property: 'p1 p4' },
   { variant: 'model', config: 'restart', property: 'p1 p4' },
   { variant: 'model', config: 'live-restart', property: 'p2' },
+  { variant: 'model', config: 'admin', property: 'p1 p4 p6 p7' },
+  { variant: 'model', config: 'admin-clear', property: 'p1 p4 p6 p7' },
+  { variant: 'model', config: 'ageoff', property: 'p1 p4 p5 p6 p7' },
+  { variant: 'MUTANT_SWEEP', config: 'sweep', property: 'p1' },
   { variant: 'MUTANT_A', config: 'slow', property: 'p1' },
+  { variant: 'MUTANT_AGEOFF', config: 'ageoff', property: 'p5' },
+  { variant: 'MUTANT_SUBMIT_BACK', config: 'admin', property: 'p6' },
+  { variant: 'MUTANT_ADMIN_HOT', config: 'ageoff', property: 'p7' },
+  { variant: 'MUTANT_ADMIN_EAGER', config: 'admin-clear', property: 'p1' },
   { variant: 'MUTANT_B', config: 'restart', property: 'p1' },
   { variant: 'MUTANT_C', config: 'live-crash', property: 'p2' },
   { variant: 'MUTANT_AT_REPLY', config: 'slow', property: 'p1' },
@@ -84,9 +100,13 @@ function violated(out) {
   if (/acceptance cycle/.test(out)) return 'cycle';
   const m = out.match(/assertion violated (.*)/);
   if (!m) return undefined;
-  if (m[1].includes('running[')) return 'p1';
-  if (m[1].includes('cut[')) return 'p4';
-  return `assert ${m[1].trim()}`; // a model bound (a free uuid) or a model bug
+  const text = m[1].replace(/\s*\(at depth \d+\)\s*$/, '').trim();
+  if (text.includes('running[')) return 'p1';
+  if (text.includes('cut')) return 'p4';
+  if (text.includes('began')) return 'p6';
+  if (text.includes('hot')) return 'p7';
+  if (text === 'stDone') return 'p5';
+  return `assert ${text}`; // a model bound (a free uuid) or a model bug
 }
 
 async function verify(run, dir) {

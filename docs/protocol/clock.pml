@@ -28,7 +28,13 @@ active proctype Clock() {
 #ifdef RESTART
   LAPSE_TIMER(2)
 #endif
-  :: timeout && !stDone -> atomic {   /* once it finished, nothing that matters happens */
+#ifdef ADMIN
+  /* keyed seeding (seed with a key: created only when absent) makes it again */
+  :: atomic { reseeds > 0 && gone -> reseeds--; gone = 0; seeded = 1; stSub = 1; began = 0;
+    printf("%d: seeded again (keyed, created)\n", ticks) }
+#endif
+  /* once it finished (or was deleted), nothing that matters needs time */
+  :: timeout && !stDone && !gone -> atomic {
     d_step {
       i = 0;
       do
@@ -45,9 +51,15 @@ active proctype Clock() {
         i++
       :: else -> break
       od;
+#ifdef ADMIN
+      if :: gap[OA] <= G -> gap[OA]++ :: else fi;
+      if :: age[OA] > 0 && age[OA] <= G + 1 -> age[OA]++ :: else fi;
+      if :: slpA > 0 -> slpA-- :: else fi;
+      hot = 0;
+#endif
       k = 0;
       do
-      :: k < NI * NL -> if :: known[k] && watch[k] < WMAX -> watch[k]++ :: else fi; k++
+      :: k < NO * NLK -> if :: known[k] && watch[k] < WMAX -> watch[k]++ :: else fi; k++
       :: else -> break
       od;
       if :: stDefer > 0 -> stDefer-- :: else fi;
@@ -60,7 +72,7 @@ active proctype Clock() {
     /* slow operations and frozen processes may go on now, or stay */
     k = 0;
     do
-    :: k < 9 -> if :: slow[k] -> if :: slow[k] = 0; printf("%d: pid %d goes on\n", ticks, k) :: skip fi :: else fi; k++
+    :: k < NPID -> if :: slow[k] -> if :: slow[k] = 0; printf("%d: pid %d goes on\n", ticks, k) :: skip fi :: else fi; k++
     :: else -> break
     od;
 #ifndef LIVE
@@ -71,7 +83,10 @@ active proctype Clock() {
     od;
 #endif
     /* the transaction is seeded and B starts within the first SEEDBY ticks, in any phase */
-    if :: !seeded -> seeded = 1; printf("%d: seeded\n", ticks) :: !seeded && early < SEEDBY -> skip :: else fi;
+    if :: !seeded && !gone -> seeded = 1; printf("%d: seeded\n", ticks) :: !seeded && !gone && early < SEEDBY -> skip :: else fi;
+#ifdef ADMIN
+    if :: !adminGo -> adminGo = 1; printf("%d: the admin client starts\n", ticks) :: skip fi;
+#endif
 #ifndef NO_B
     if :: !started[1] -> started[1] = 1; printf("%d: B starts\n", ticks) :: !started[1] && early < 1 -> skip :: else fi;
 #endif
@@ -109,7 +124,7 @@ active proctype Clock() {
       d_step {
         k = 1;
         do
-        :: k <= NL -> if :: known[OX(i, k)] && watch[OX(i, k)] < WMAX -> watch[OX(i, k)]++ :: else fi; k++
+        :: k <= NLK -> if :: known[OX(i, k)] && watch[OX(i, k)] < WMAX -> watch[OX(i, k)]++ :: else fi; k++
         :: else -> break
         od;
         if :: gap[i] <= G -> gap[i]++ :: else fi;

@@ -37,13 +37,27 @@
 #define H       2           /* heartbeat period; with T = 6 it is T/3, the longest Fate allows */
 #define L       (T - 1)     /* the holder's own lease: T - H/2 (Fate: timeout - heartbeat/2) */
 #define G       (T / 2)     /* LeaseObserver's maxGapMs: T/2 */
-#define WMAX    (T + G)     /* watch counters saturate here: no verdict needs more */
+#define S       (T + G)     /* a stray: silent 1.5 timeouts (LeaseObserver.strays) */
+#ifdef SHARES
+#define WMAX    (S + G)     /* watch counters saturate here: no verdict needs more */
+#else
+#define WMAX    S           /* the same at a reply's age 1: the ordinary cleaner clears first */
+#endif
 #ifdef RESTART
 #define NI      3           /* incarnations: 0 = A@1, 1 = B@1, 2 = A@2 */
 #else
 #define NI      2           /* incarnations: 0 = A@1, 1 = B@1 */
 #endif
-#define NL      NI          /* lock ids 1..NL; 0 = none */
+#define NL      NI          /* lock ids of incarnations 1..NL; 0 = none */
+#ifdef ADMIN
+#define LA      (NL + 1)    /* the admin client's lock id (it writes no liveness record) */
+#define OA      NI          /* the admin client's observer */
+#define NLK     (NL + 1)    /* lock ids 1..NLK */
+#define NO      (NI + 1)    /* observers: the incarnations and the admin client */
+#else
+#define NLK     NL
+#define NO      NI
+#endif
 #define NSTEPS  2
 #define NU      4           /* uuids per lock id (reused once nothing refers to one) */
 #ifndef SEEDBY
@@ -55,12 +69,19 @@
 #else
 #define LOCK(i) ((i) + 1)                   /* newLockId: one lock id per incarnation */
 #endif
-#define OX(o, l) ((o) * NL + (l) - 1)       /* observer o's entry for lock id l */
+#define OX(o, l) ((o) * NLK + (l) - 1)       /* observer o's entry for lock id l */
+#define NPID    12          /* process ids (for slow[]) */
 
 #include "state.pml"
 #include "ops.pml"
 #include "worker.pml"
 #include "member.pml"
+#ifdef ADMIN
+#include "admin.pml"
+#endif
+#ifdef AGEOFF
+#include "ageoff.pml"
+#endif
 #include "clock.pml"
 
 init {
@@ -73,13 +94,19 @@ init {
     if :: seeded = 1 :: skip fi;
     k = 0;
     do
-    :: k < NI -> gap[k] = G + 1; k++
+    :: k < NO -> gap[k] = G + 1; k++
     :: else -> break
     od;
     run Member(0); run Worker(0);
     run Member(1); run Worker(1)
 #ifdef RESTART
     ; run Member(2); run Worker(2)
+#endif
+#ifdef ADMIN
+    ; run Admin()
+#endif
+#ifdef AGEOFF
+    ; run AgeOff()
 #endif
   }
 }

@@ -26,7 +26,11 @@ inline cutHolders() {
   do
   :: k < NI -> if :: handle[k] && MINE(k) -> cut[k] = 1 :: else fi; k++
   :: else -> break
-  od
+  od;
+#ifdef ADMIN
+  if :: aHandle && stLock == LA && stUuid == aU -> cutA = 1 :: else fi;
+#endif
+  k = 0
 }
 
 /* StoreBackend.clearReservation(id, {lockId, uuid}): only that exact reservation. */
@@ -45,7 +49,7 @@ inline readInstances(o, ok) {
   :: up ->
     k = 1;
     do
-    :: k <= NL -> sc[k] = chg[OX(o, k)]; chg[OX(o, k)] = 0; sp[k] = present[k]; sg[k] = tomb[k]; k++
+    :: k <= NLK -> sc[k] = chg[OX(o, k)]; chg[OX(o, k)] = 0; sp[k] = present[k]; sg[k] = tomb[k]; k++
     :: else -> break
     od;
     age[o] = 1; ok = 1
@@ -59,12 +63,13 @@ inline observe(o) {
   intr[o] = 0; gap[o] = 0;
   k = 1;
   do
-  :: k <= NL && k == LOCK(o) -> k++   /* its own record: it judges only others */
-  :: k <= NL && k != LOCK(o) ->
-    if :: known[OX(o, k)] && resync -> watch[OX(o, k)] = 0 :: else fi;
+  :: k <= NLK && k == LOCK(o) -> k++   /* its own record: it judges only others */
+  :: k <= NLK && k != LOCK(o) ->
+    if :: known[OX(o, k)] && resync -> watch[OX(o, k)] = 0; swpt[OX(o, k)] = 0 :: else fi;
     if
     :: sp[k] && !known[OX(o, k)] -> known[OX(o, k)] = 1; watch[OX(o, k)] = 0; sgone[OX(o, k)] = sg[k]
-    :: sp[k] && known[OX(o, k)] -> if :: sc[k] -> watch[OX(o, k)] = 0 :: else fi; sgone[OX(o, k)] = sg[k]
+    :: sp[k] && known[OX(o, k)] ->
+      if :: sc[k] -> watch[OX(o, k)] = 0; swpt[OX(o, k)] = 0 :: else fi; sgone[OX(o, k)] = sg[k]
     :: else
     fi;
     k++
@@ -105,24 +110,27 @@ inline renewed(i) {
   hbPend[i] = 0
 }
 
-/* randomUUID(): a uuid of this lock id that nothing refers to (the store, a ledger, a
- * handle, a cleaner's listing), so it is as good as a fresh random one; the smallest. */
-inline freshUuid(me, u) {
+/* randomUUID(): a uuid of lock id l that nothing refers to (the store, a ledger, a handle,
+ * a cleaner's listing), so it is as good as a fresh random one; the smallest. */
+inline freshUuid(l, u) {
   u = 0;
   do
   :: u < NU ->
-    k = 0; ok = (stLock == LOCK(me) && stUuid == u);
+    k = 0; ok = (stLock == l && stUuid == u);
     do
     :: k < NI ->
-      ok = ok || (LOCK(k) == LOCK(me) && (((lgHeld[k] || handle[k]) && lgU[k] == u) ||
-        ((unc[k] >> u) & 1))) || (snapL[k] == LOCK(me) && snapU[k] == u);
+      ok = ok || (LOCK(k) == l && (((lgHeld[k] || handle[k]) && lgU[k] == u) ||
+        ((unc[k] >> u) & 1))) || (snapL[k] == l && snapU[k] == u) ||
+        (strL[k] == l && strU[k] == u);
       k++
     :: else -> break
     od;
+#ifdef ADMIN
+    ok = ok || (snapL[OA] == l && snapU[OA] == u);
+#endif
     if :: ok -> u++ :: else -> break fi
   :: else -> break
   od;
   assert(u < NU);   /* model bound: a uuid is free */
   k = 0; ok = 0
 }
-

@@ -6,23 +6,37 @@ hidden byte ticks;     /* ticks so far, for the printed trace only (not in the s
 bit  up = 1;          /* the store answers */
 bit  seeded;          /* the transaction exists */
 byte early;           /* ticks so far, up to SEEDBY */
-bit  stDone;          /* status SUCCESSFUL */
+bit  stDone;          /* status SUCCESSFUL (with -DADMIN: or FAILED) */
+bit  gone;            /* -DADMIN: deleted (by an admin or age-off), not seeded again */
+bit  stFail;          /* -DADMIN: status FAILED_IN_PROGRESS (fate fail): engines undo its steps */
+#ifdef ADMIN
+bit  stSub = 1;       /* status SUBMITTED; else IN_PROGRESS, or FAILED_IN_PROGRESS, or finished */
+bit  began;           /* ghost: a step's call began on it since it was seeded */
+bit  adminGo;         /* the admin client was started */
+bit  aHandle;         /* it holds a reservation (LA, aU) */
+byte aU;
+bit  cutA;            /* ghost: someone else ended it */
+byte slpA;            /* its pause */
+byte hot;             /* its turns since the last tick (p7) */
+#endif
 byte stProg;          /* steps pushed */
 byte stLock;          /* reservation lock id; 0 = unreserved */
 byte stUuid;          /* reservation uuid */
 byte stInc = 255;     /* ghost: the incarnation whose tryReserve stored the reservation */
 byte stDefer;         /* ticks until the stored deferral passes, on the store's clock */
-bit  present[NL + 1]; /* the lock id has a liveness record */
-bit  tomb[NL + 1];    /* that record is a tombstone (unregisterInstance) */
-bit  chg[NI * NL];    /* the record was written since observer o last read it (its beat changed) */
+bit  present[NLK + 1]; /* the lock id has a liveness record */
+bit  tomb[NLK + 1];   /* that record is a tombstone (unregisterInstance) */
+bit  chg[NO * NLK];   /* the record was written since observer o last read it (its beat changed) */
 
 /* ---- each incarnation's client state ---- */
 bit  started[NI];
-byte snapL[NI];       /* the reservation its cleaner listed and may clear (lock id, uuid) */
-byte snapU[NI];
+byte snapL[NO];       /* the reservation its cleaner listed and may clear (lock id, uuid) */
+byte snapU[NO];
+byte strL[NI];        /* the reservation its sweep of strays listed under a stray's lock id */
+byte strU[NI];
 bit  dead[NI];        /* -DLIVE: crashed for good */
 byte frozen[NI];      /* the whole process is frozen (-DLIVE: for this many more ticks) */
-bit  slow[9];         /* this process (by _pid) waits for a slow operation */
+bit  slow[NPID];         /* this process (by _pid) waits for a slow operation */
 bit  stopping[NI];    /* Fate.shutdown began */
 bit  giveUp[NI];      /* shutdown(timeout) ran out: Workers.abortAll(reason, true) */
 bit  wdone[NI];       /* its worker returned */
@@ -43,12 +57,13 @@ byte slpM[NI];
 byte orph[NI];        /* -DLIVE: beats until releaseOrphans is due */
 
 /* ---- each incarnation's LeaseObserver, per lock id ---- */
-bit  known[NI * NL];
-byte watch[NI * NL];  /* ticks since the observer saw it renew (now - renewedAt) */
-bit  sgone[NI * NL];
-byte gap[NI];         /* ticks since its last observation (now - lastObservedAt) */
-byte age[NI];         /* 1 + ticks since the records of the observation under way were read; 0: none */
-bit  intr[NI];        /* LeaseObserver.interrupted */
+bit  known[NO * NLK];
+byte watch[NO * NLK]; /* ticks since the observer saw it renew (now - renewedAt) */
+bit  sgone[NO * NLK];
+bit  swpt[NO * NLK];  /* swept since it last renewed (sweptAt == renewedAt) */
+byte gap[NO];         /* ticks since its last observation (now - lastObservedAt) */
+byte age[NO];         /* 1 + ticks since the records of the observation under way were read; 0: none */
+bit  intr[NO];        /* LeaseObserver.interrupted */
 
 /* ---- fault budgets: how many of each may strike in one run (-DNAME=n; default none) ---- */
 #ifndef SLOWS
@@ -82,6 +97,10 @@ byte lost = LOST;       /* replies lost after the store applied the operation */
 byte defers = DEFERS;   /* isReady answers "later" */
 byte outages = OUTAGES; /* the store is away (with -DLIVE for 2 or T + 1 ticks) */
 byte shutdowns = SHUTDOWNS;
+#ifndef RESEEDS
+#define RESEEDS 0
+#endif
+byte reseeds = RESEEDS; /* -DADMIN: keyed seeding makes it again once deleted */
 #ifdef RESTART
 byte restarts = 1;      /* A restarts under the same instance id */
 #else
@@ -93,6 +112,11 @@ byte crashes = CRASHES; /* with shutdowns, at most one engine stops for good */
 #endif
 
 #define LIVE_RUN(i) (running[i] && lease[i] > 0 && !sig[i] && !dead[i])
+#ifdef RESTART
+#define ANY_LIVE_RUN (LIVE_RUN(0) || LIVE_RUN(1) || LIVE_RUN(2))
+#else
+#define ANY_LIVE_RUN (LIVE_RUN(0) || LIVE_RUN(1))
+#endif
 #ifdef MUTANT_FENCE
 #define MINE(i) (stLock == LOCK(i))                     /* fenced on the lock id alone */
 #else
@@ -113,6 +137,10 @@ byte crashes = CRASHES; /* with shutdowns, at most one engine stops for good */
                     (LIVE_RUN(1) && LIVE_RUN(2))))
 #else
 #define P1 assert(!(LIVE_RUN(0) && LIVE_RUN(1)))
+#endif
+#ifdef ADMIN
+/* p1 for an admin change: it never applies while a live holder runs a step */
+#define P1A assert(!ANY_LIVE_RUN)
 #endif
 /* p2: a transaction whose holder died, or that is held under a reservation its holder
  * no longer knows of (a lost reply), is eventually runnable again (or finished) */

@@ -1,11 +1,15 @@
 /* worker.pml: one engine's work finder and worker. Included by fate.pml. */
 
 #define RUNS(i) provided (!dead[i] && frozen[i] == 0)
+/* the run's last write: the last step's (SUCCESSFUL), or the last undo's (FAILED) */
+#define LAST ((fl && prog == 0) || (!fl && prog + 1 >= NSTEPS))
 
 /* The worker's side: WorkFinder.#page, Workers.#runOne, runTransaction, ReservedFate. */
 proctype Worker(byte me) RUNS(me) {
   byte k, u, tries, prog, defer;
   bit ok, got, acc, unknown;
+  bit sn, bg, fl;   /* -DADMIN: startedNow (this reservation moved it from SUBMITTED); a call
+                     * began in this run (begun); an undo run (FAILED_IN_PROGRESS) */
   started[me];
 idle:
   /* WorkFinder.#run: scanRunnable (its partition; here all of it) while the lease is
@@ -22,7 +26,7 @@ idle:
 #ifndef MUTANT_LATE_SIGNAL
       sig[me] = 0;      /* the run's signal is taken before reserving */
 #endif
-      freshUuid(me, u);
+      freshUuid(LOCK(me), u);
       lgHeld[me] = 1; lgU[me] = u; tries = 0 }
   fi;
 reserve:
@@ -31,11 +35,16 @@ reserve:
     if
     :: up ->
       if
-      :: stLock == 0 || (stLock == LOCK(me) && stUuid == u) ->
+      :: seeded && (stLock == 0 || (stLock == LOCK(me) && stUuid == u)) ->
         stLock = LOCK(me); stUuid = u; stInc = me; got = 1;
         printf("%d: inc %d tryReserve u%d applied\n", ticks, me, u);
         prog = stProg; defer = stDefer;
-        if :: stDone -> defer = 255 :: else fi
+        if :: stDone -> defer = 255 :: else fi;
+#ifdef ADMIN
+        /* start: SUBMITTED becomes IN_PROGRESS, and the reply says it was SUBMITTED */
+        fl = stFail; sn = 0;
+        if :: stSub -> stSub = 0; sn = 1 :: else fi
+#endif
       :: else -> got = 0
       fi;
       reply(ok)
@@ -73,8 +82,11 @@ step:
   atomic {
     if
     :: stopping[me] || lease[me] == 0 || sig[me] -> goto release
-    :: defers > 0 && !stopping[me] && lease[me] > 0 && !sig[me] -> defers--; defer = 2; goto release
+    :: defers > 0 && !fl && !stopping[me] && lease[me] > 0 && !sig[me] -> defers--; defer = 2; goto release
     :: !stopping[me] && lease[me] > 0 && !sig[me] -> running[me] = 1; P1;
+#ifdef ADMIN
+      if :: !fl -> began = 1; bg = 1 :: else fi;   /* an undo run only undoes */
+#endif
       slpW[me] = 1;     /* a step takes a tick; a slow one longer */
       printf("%d: inc %d runs step %d (lease %d)\n", ticks, me, prog, lease[me])
     fi
@@ -97,8 +109,10 @@ write:
       :: MINE(me) ->
         assert(!cut[me]);           /* p4 */
         if
-        :: prog + 1 < NSTEPS -> stProg = prog + 1
-        :: else -> stProg = NSTEPS; stDone = 1; stLock = 0; stInc = 255; stDefer = 0
+        :: !fl && prog + 1 < NSTEPS -> stProg = prog + 1
+        :: !fl && prog + 1 >= NSTEPS -> stProg = NSTEPS; stDone = 1; stLock = 0; stInc = 255; stDefer = 0
+        :: fl && prog > 0 -> stProg = prog - 1                /* undone and popped */
+        :: fl && prog == 0 -> stFail = 0; stDone = 1; stLock = 0; stInc = 255; stDefer = 0   /* FAILED */
         fi;
         acc = 1
       :: else -> acc = 0
@@ -109,8 +123,8 @@ write:
     fi;
     if
     :: ok && !acc -> goto ended                    /* FATE_NOT_RESERVED */
-    :: ok && acc && prog + 1 == NSTEPS -> goto ended
-    :: ok && acc && prog + 1 < NSTEPS -> prog++; goto step
+    :: ok && acc && LAST -> goto ended
+    :: ok && acc && !LAST -> if :: fl -> prog-- :: else -> prog++ fi; goto step
     :: !ok && tries < 3 -> tries++; goto write     /* ReservedFate.#send: retryUnknown */
     :: !ok && tries == 3 -> unknown = 1; goto settle   /* the handle refuses use until refresh */
     fi
@@ -126,6 +140,14 @@ rel:
       :: MINE(me) ->
         assert(!cut[me]);           /* p4 */
         stLock = 0; stInc = 255; stDefer = defer;
+#ifdef ADMIN
+        /* a run that started it and began no call gives it back as SUBMITTED */
+#ifdef MUTANT_SUBMIT_BACK
+        if :: sn -> stSub = 1 :: else fi;
+#else
+        if :: sn && !bg -> stSub = 1 :: else fi;
+#endif
+#endif
         acc = 1
       :: else -> acc = 0
       fi;
@@ -160,7 +182,8 @@ failed:
   fi;
 ended:
   /* the handle ended: ReservationLedger.forget */
-  atomic { handle[me] = 0; lgHeld[me] = 0; u = 0; tries = 0; prog = 0; defer = 0; ok = 0; got = 0; acc = 0; unknown = 0 }
+  atomic { handle[me] = 0; lgHeld[me] = 0; u = 0; tries = 0; prog = 0; defer = 0; ok = 0; got = 0; acc = 0; unknown = 0;
+    sn = 0; bg = 0; fl = 0 }
   goto idle;
 quit:
   wdone[me] = 1

@@ -1,5 +1,6 @@
 // The mutation harness: runs the store conformance suite against every mutant of each
-// backend (packages/*/test/**/*.mutants.ts, one file at a time), then prints a table of
+// backend and the engine suite against every engine mutant (packages/*/test/**/*.mutants.ts,
+// one file at a time), then prints a table of
 // mutant → killed (by which case) / survived. Exit 1 when a mutant survived, a control
 // (behaviour the contract allows) was killed, or the run itself broke.
 //

@@ -55,6 +55,8 @@ export const USAGE = `usage: node packages/bench/dist/main.js [options]
                                   transaction; seed-to-start from another process
                       pools       fast-op latency behind slow work, with and without pools
                       roundtrips  backend calls per one-step and five-step transaction
+                      scale       admin and periodic operations at 100k / 1M retained
+                                  (SQLite, PostgreSQL): see bench-scale-main.ts
   --backend sqlite|redis|zk|postgres|memory|redis-cluster|all
                       which store (default all = sqlite, redis, zk, postgres); redis-cluster
                       starts 3 masters and runs throughput on 1 and 3 shards with as many

@@ -27,6 +27,13 @@ const PARTS: Record<Exclude<Mode, 'default'>, readonly Part[]> = {
   roundtrips: ['roundtrips'],
 };
 
+// `--mode scale` has options of its own (bench-scale-main.ts) and its own report.
+const modeAt = process.argv.indexOf('--mode');
+if (process.argv[modeAt + 1] === 'scale' || process.argv.includes('--mode=scale')) {
+  const { scaleMain } = await import('./bench-scale-main.js');
+  process.exit(await scaleMain(process.argv.slice(2)));
+}
+
 let config: BenchConfig | 'help';
 try {
   config = parseArgs(process.argv.slice(2));

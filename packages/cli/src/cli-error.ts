@@ -4,6 +4,8 @@ export const CliErrorCode = {
   USAGE: 'FATE_CLI_USAGE',
   /** A demo worker process did not start, or every one exited before the orders finished. */
   DEMO_WORKERS_FAILED: 'FATE_DEMO_WORKERS_FAILED',
+  /** `fate ui` was asked to serve in a way that would expose the store (see `checkUiOptions`). */
+  UI_UNSAFE: 'FATE_UI_UNSAFE',
 } as const;
 
 export type CliErrorCode = (typeof CliErrorCode)[keyof typeof CliErrorCode];

@@ -8,6 +8,7 @@ import { summaryCommand } from './admin/summary.js';
 import { CliErrorCode, usageError } from './cli-error.js';
 import { type CliContext, type Command, parseCommand } from './command.js';
 import { demoCommand } from './demo/demo-command.js';
+import { uiCommand } from './ui/ui-command.js';
 
 const COMMANDS: readonly Command[] = [
   demoCommand,
@@ -17,6 +18,7 @@ const COMMANDS: readonly Command[] = [
   cancelCommand,
   failCommand,
   deleteCommand,
+  uiCommand,
 ];
 
 /** Exit statuses: done; refused or failed; the command line is wrong. */

@@ -198,6 +198,18 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
     const text = await admin('summary');
     expect(text.stdout).toMatch(/^3 transactions, 0 reserved, 0 live instances\n/);
     expect(text.stdout).toContain('\n  op order: FAILED 1\n');
+    // Pages: --limit, and the command line of the next page, until the last.
+    const seen: string[] = [];
+    let page = await admin('list', '--status', 'FAILED,SUBMITTED', '--limit', '2');
+    for (let i = 0; i < 5; i++) {
+      seen.push(...[...page.stdout.matchAll(/^([0-9a-f-]{36}) /gm)].map((m) => m[1] as string));
+      const next = /the next: fate list (.*)$/m.exec(page.stdout)?.[1];
+      if (!next) break;
+      expect(next).toMatch(/^--status "FAILED,SUBMITTED" --limit "2" --after [0-9a-f-]{36}$/);
+      page = await admin('list', ...next.split(' ').map((w) => w.replace(/^"(.*)"$/, '$1')));
+    }
+    expect(seen).toEqual(both.map((r: { id: string }) => r.id).sort());
+    expect((await admin('list', '--limit', '0')).code).toBe(2);
   });
 
   it('cancels NEW/SUBMITTED and refuses anything else at once, even while it is held', async () => {
@@ -299,8 +311,14 @@ describe.each(BACKENDS)('fate admin on $name', (backend) => {
     expect(submitted.stdout).toContain(good.id);
     expect(submitted.stdout).not.toContain(bad.id);
     const summary = JSON.parse((await admin('summary', '--json')).stdout);
-    expect(summary.byStatus).toEqual({ SUBMITTED: 1, CORRUPT: 1 });
-    expect((await admin('summary')).stdout).toContain('\n  CORRUPT            1\n');
+    if (backend.name === 'redis') {
+      // Redis counts what its own scripts wrote (issue 26): a status overwritten from
+      // outside is found by `list --status CORRUPT` above, not by the counts.
+      expect(summary.byStatus).toEqual({ SUBMITTED: 2 });
+    } else {
+      expect(summary.byStatus).toEqual({ SUBMITTED: 1, CORRUPT: 1 });
+      expect((await admin('summary')).stdout).toContain('\n  CORRUPT            1\n');
+    }
 
     const show = await admin('show', bad.id);
     expect(show.code).toBe(1);

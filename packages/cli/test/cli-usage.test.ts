@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openStore } from '@fate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fate } from './cli-harness.js';
 
@@ -37,7 +38,7 @@ describe('fate usage', () => {
   it.each([
     [
       ['frobnicate'],
-      'fate: unknown command "frobnicate" (one of demo, list, summary, show, cancel, fail, delete, help)',
+      'fate: unknown command "frobnicate" (one of demo, list, summary, show, cancel, fail, delete, ui, help)',
     ],
     [
       ['--store', 'x', 'list'],
@@ -45,7 +46,7 @@ describe('fate usage', () => {
     ],
     [
       ['list', '--bogus'],
-      'fate list: unknown option --bogus (options: --status, --op, --json, --store, --help)',
+      'fate list: unknown option --bogus (options: --status, --op, --limit, --after, --json, --store, --help)',
     ],
     [['list', '--store'], 'fate list: --store needs a value'],
     [['list', '--store', '--json'], 'fate list: --store needs a value'],
@@ -89,6 +90,8 @@ describe('fate usage', () => {
   });
 
   it('accepts an upper-case id and reports an absent one with exit 1', async () => {
+    // admin commands open existing stores only: an engine's open creates it
+    await (await openStore(STORE())).close();
     const run = await fate(['show', ID.toUpperCase(), `--store=${STORE()}`], { cwd });
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(`fate show: no transaction ${ID} [FATE_NOT_FOUND]\n`);

@@ -4,6 +4,7 @@ import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
 import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
+import { enginePromiseTests } from './engine/promises.js';
 import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
@@ -23,6 +24,7 @@ import { lifecycleTests } from './store/lifecycle.js';
 import { livenessTests } from './store/liveness.js';
 import { preconditionTests } from './store/preconditions.js';
 import { processTests } from './store/processes.js';
+import { storeQueryTests } from './store/queries.js';
 import { reservationTests } from './store/reservation.js';
 import { reservationListingTests } from './store/reservation-listing.js';
 import { roundTripTests } from './store/round-trips.js';
@@ -41,7 +43,9 @@ export {
   InjectedFault,
 } from './faults/faulty-backend.js';
 export type { ConformanceTarget, StoreFixture } from './fixture.js';
+export { ageOffTests } from './store/age-off.js';
 export { openClient } from './store/context.js';
+export { storeQueryTests } from './store/queries.js';
 
 /**
  * The store conformance suite: every backend runs it unchanged, from one vitest file.
@@ -73,6 +77,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     wakeupTests(target);
     processTests(target);
     ageOffTests(target);
+    storeQueryTests(target);
     hygieneTests(target);
     lostReplyTests(target);
     cleaningTests(target);
@@ -89,6 +94,7 @@ export function runEngineConformance(target: ConformanceTarget): void {
     clientApiTests(target);
     distributedTests(target);
     poolTests(target);
+    enginePromiseTests(target);
     processKillTests(target);
     engineFaultTests(target);
     runnerFaultTests(target);

@@ -23,6 +23,15 @@ export type {
   StoreBackend,
   StoredRecord,
 } from './store/backend.js';
+export type {
+  BackendAgeOffQuery,
+  BackendCount,
+  BackendListPage,
+  BackendListQuery,
+  BackendListRow,
+  FinishedEntry,
+  StoreBackendQueries,
+} from './store/backend-queries.js';
 export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
 export { checkJson, MAX_JSON_DEPTH, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
@@ -33,11 +42,14 @@ export { instanceIdOf } from './store/lock-id.js';
 export {
   backendForUrl,
   DEFAULT_STORE_URL,
+  type OpenOptions,
   openStore,
   type StoreModule,
 } from './store/open-store.js';
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
+export * from './store/query-types.js';
 export { redactStoreUrl } from './store/redact-url.js';
+export { rowMatches } from './store/store-queries.js';
 export * from './store/types.js';
 export {
   readUrlParams,

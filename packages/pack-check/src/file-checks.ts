@@ -10,8 +10,12 @@ const FORBIDDEN: readonly { readonly pattern: RegExp; readonly why: string }[] =
   { pattern: /\.tgz$/, why: 'a tarball' },
 ];
 
-/** Compiled output: each has a source map, and its map names sources that are packed too. */
-const COMPILED = /\.(js|d\.ts)$/;
+/**
+ * Compiled output (tsc writes it to `dist/`): each has a source map, and its map names
+ * sources that are packed too. Files written by hand and shipped as they are (the console's
+ * browser script in `@fate/cli`'s `assets/`) have nothing to map.
+ */
+const COMPILED = /^dist\/.*\.(js|d\.ts)$/;
 
 /**
  * Problems with what is in the tarball: missing README or LICENSE (or a LICENSE that is

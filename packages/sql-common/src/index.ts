@@ -1,9 +1,20 @@
+export {
+  type AgeOffDueArgs,
+  adminQueries,
+  LIST_WINDOW,
+  type ListRowColumns,
+  mergeDue,
+  toCounts,
+  toListPage,
+} from './sql-admin.js';
 export type { SqlDialect } from './sql-dialect.js';
 export {
+  createAgeOffIndexes,
   createLivenessTable,
   createMetaTable,
   createReservedIndex,
   createRunnableIndex,
+  createStatusOpIndex,
 } from './sql-layout.js';
 export { NamedQuery } from './sql-named.js';
 export {
@@ -37,11 +48,14 @@ export {
   writeArgs,
 } from './sql-records.js';
 export {
+  DUE_INDEX,
   type FateMetaRow,
   type FateSchema,
+  FINISHED_INDEX,
   type LivenessRow,
   RESERVED_INDEX,
   RUNNABLE_INDEX,
   runnableUnreserved,
+  STATUS_OP_INDEX,
   type TransactionRow,
 } from './sql-schema.js';

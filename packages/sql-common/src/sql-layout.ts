@@ -1,9 +1,12 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import {
+  DUE_INDEX,
   type FateSchema,
+  FINISHED_INDEX,
   RESERVED_INDEX,
   RUNNABLE_INDEX,
   runnableUnreserved,
+  STATUS_OP_INDEX,
 } from './sql-schema.js';
 
 // The parts of the layout every SQL store creates alike, for their migrations. Migration
@@ -52,4 +55,29 @@ export function createLivenessTable(db: Kysely<FateSchema>, epoch: 'integer' | '
     .addColumn('lock_id', 'text', (c) => c.primaryKey())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('forget_at', epoch, (c) => c.notNull());
+}
+
+/**
+ * The age-off indexes (partial): finished rows by finish time, those with their own
+ * retention by due time. A sweep with nothing due reads one entry of each.
+ */
+export function createAgeOffIndexes(db: Kysely<FateSchema>) {
+  return [
+    db.schema
+      .createIndex(FINISHED_INDEX)
+      .on('transactions')
+      .columns(['finished_at', 'id'])
+      .where(sql.ref('finished_at'), 'is not', null)
+      .where(sql.ref('due_at'), 'is', null),
+    db.schema
+      .createIndex(DUE_INDEX)
+      .on('transactions')
+      .columns(['due_at', 'id', 'finished_at'])
+      .where('due_at', 'is not', null),
+  ];
+}
+
+/** Every row by (status, op): counts are a GROUP BY over this index alone. */
+export function createStatusOpIndex(db: Kysely<FateSchema>) {
+  return db.schema.createIndex(STATUS_OP_INDEX).on('transactions').columns(['status', 'op']);
 }

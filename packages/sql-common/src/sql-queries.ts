@@ -28,6 +28,12 @@ export interface WriteArgs extends Fence {
   newUuid: string | null;
   /** NULL keeps the stored deferral; 0 clears it; more defers that long by the store clock. */
   deferMs: number | null;
+  /** The age-off entry: 0 keeps it, 1 clears it (unfinished), 2 sets it from the two below. */
+  finishMode: number;
+  /** The finish stamp; NULL: the store clock. */
+  finishAt: number | null;
+  /** Its own retention; NULL: none. */
+  retainMs: number | null;
 }
 
 export interface ScanArgs extends RangeArgs {
@@ -119,6 +125,12 @@ export function fateQueries(d: SqlDialect) {
           res_lock: p.newLock,
           res_uuid: p.newUuid,
           defer_until: sql<number>`coalesce(case when ${ms(p.deferMs)} > 0 then ${d.clock()} + ${ms(p.deferMs)} when ${ms(p.deferMs)} = 0 then 0 end, defer_until)`,
+          finished_at: sql<
+            number | null
+          >`case when ${ms(p.finishMode)} = 2 then coalesce(${ms(p.finishAt)}, ${d.clock()}) when ${ms(p.finishMode)} = 1 then null else finished_at end`,
+          due_at: sql<
+            number | null
+          >`case when ${ms(p.finishMode)} = 2 then coalesce(${ms(p.finishAt)}, ${d.clock()}) + ${ms(p.retainMs)} when ${ms(p.finishMode)} = 1 then null else due_at end`,
         }))
         .where('id', '=', p.id)
         .where('res_lock', '=', p.lockId)

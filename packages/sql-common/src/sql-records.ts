@@ -49,6 +49,9 @@ export function writeArgs(id: string, reservation: Reservation, change: RecordWr
     newUuid: release ? null : reservation.uuid,
     // Whole ms: the column is an integer, and a deferral ends no earlier than asked.
     deferMs: release ? Math.ceil(release.deferMs) : null,
+    finishMode: change.finished === undefined ? 0 : change.finished === null ? 1 : 2,
+    finishAt: change.finished?.at ?? null,
+    retainMs: change.finished?.retainMs ?? null,
   };
 }
 

@@ -14,6 +14,10 @@ export interface TransactionRow {
   defer_until: number;
   /** The op name, set at insert and never changed; '' for none. */
   op: string;
+  /** When it finished (age-off stamp, store clock); NULL while unfinished. */
+  finished_at: number | null;
+  /** `finished_at + retainMs` for one with its own retention; else NULL. */
+  due_at: number | null;
 }
 
 /** One liveness record: the guard's opaque state, kept at least until `forget_at`. */
@@ -41,6 +45,13 @@ export interface FateSchema {
 export const RUNNABLE_INDEX = 'transactions_runnable';
 /** The partial index of held reservations, for the dead-reservation cleaner. */
 export const RESERVED_INDEX = 'transactions_reserved';
+
+/** Finished rows without their own retention, by finish time (age-off). */
+export const FINISHED_INDEX = 'transactions_finished';
+/** Finished rows with their own retention, by due time (age-off). */
+export const DUE_INDEX = 'transactions_due';
+/** Every row by status and op (counts; list by status). */
+export const STATUS_OP_INDEX = 'transactions_status_op';
 
 /**
  * "Runnable and unreserved", shared by the partial index and the scan. A planner uses a

@@ -1,5 +1,9 @@
 import { userInfo } from 'node:os';
 import {
+  type BackendAgeOffQuery,
+  type BackendCount,
+  type BackendListPage,
+  type BackendListQuery,
   type BackendScan,
   declareCapabilities,
   FateError,
@@ -28,6 +32,7 @@ import {
   writeArgs,
 } from '@fate/sql-common';
 import pg from 'pg';
+import { type PostgresAdmin, postgresAdmin } from './postgres-admin.js';
 import { ServerClock } from './postgres-clock.js';
 import { type ResolvedPostgresConfig, redact } from './postgres-config.js';
 import { toStoreError } from './postgres-errors.js';
@@ -53,6 +58,8 @@ interface Connection {
    */
   readonly control: pg.Pool;
   readonly statements: PostgresStatements;
+  /** The indexed admin and periodic reads (age-off, counts, list pages). */
+  readonly admin: PostgresAdmin;
   readonly wakeups: PostgresWakeups;
   readonly notifier: WakeupNotifier;
 }
@@ -79,8 +86,12 @@ export class PostgresBackend implements StoreBackend {
   #connection: Connection | undefined;
   #calibrating = false;
 
-  constructor(config: ResolvedPostgresConfig) {
+  readonly #create: boolean;
+
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: ResolvedPostgresConfig, options: { readonly create?: boolean } = {}) {
     this.config = config;
+    this.#create = options.create !== false;
   }
 
   /** The statements (tests read their SQL for `EXPLAIN`). */
@@ -101,6 +112,7 @@ export class PostgresBackend implements StoreBackend {
     pool.on('error', () => undefined);
     control.on('error', () => undefined);
     try {
+      if (!this.#create) await requireStore(pool, this.config.schema);
       await migrate(pool, this.config.schema);
       const statements = postgresStatements(this.config.schema);
       for (let i = 0; i < 3; i++) await this.#calibrate(control, statements);
@@ -108,7 +120,8 @@ export class PostgresBackend implements StoreBackend {
       const wakeups = new PostgresWakeups(listener, this.channel);
       const channel = this.channel;
       const notifier = new WakeupNotifier(() => statements.notify.rows(control, { channel }));
-      this.#connection = { pool, control, statements, wakeups, notifier };
+      const admin = postgresAdmin(this.config.schema);
+      this.#connection = { pool, control, statements, admin, wakeups, notifier };
     } catch (err) {
       await Promise.all([pool.end(), control.end()]).catch(() => undefined);
       throw toStoreError(err, 'opening', this.#where());
@@ -225,6 +238,22 @@ export class PostgresBackend implements StoreBackend {
     });
   }
 
+  ageOffDue(q: BackendAgeOffQuery): Promise<Array<{ id: string; finishedAt: number }>> {
+    return this.#run('ageOffDue', ({ pool, admin }) => admin.ageOffDue(pool, q));
+  }
+
+  deleteAgedOff(ids: readonly string[], q: BackendAgeOffQuery): Promise<number> {
+    return this.#run('deleteAgedOff', ({ pool, admin }) => admin.deleteAgedOff(pool, ids, q));
+  }
+
+  counts(): Promise<BackendCount[]> {
+    return this.#run('counts', ({ pool, admin }) => admin.counts(pool));
+  }
+
+  listPage(q: BackendListQuery): Promise<BackendListPage> {
+    return this.#run('listPage', ({ pool, admin }) => admin.listPage(pool, q));
+  }
+
   async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
     return this.#run('scanRunnable', async ({ pool, statements }) => {
       const [statement, bounds] = forRange(statements.scan, range);
@@ -318,4 +347,17 @@ function withOsUser(connectionString: string): string {
   if (url.username !== '' || process.env.PGUSER || process.env.USER) return connectionString;
   url.username = userInfo().username;
   return url.href;
+}
+
+/** Without `create`: a schema that does not exist, or holds no fate store, is refused untouched. */
+async function requireStore(pool: pg.Pool, schema: string): Promise<void> {
+  const { rows } = await pool.query<{ meta: string | null }>('SELECT to_regclass($1) AS meta', [
+    `${schema}.fate_meta`,
+  ]);
+  if (rows[0]?.meta == null) {
+    throw new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `PostgreSQL store: no such store: schema ${schema} holds no fate store (opened without create)`,
+    );
+  }
 }

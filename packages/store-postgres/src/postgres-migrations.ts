@@ -1,9 +1,11 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import {
+  createAgeOffIndexes,
   createLivenessTable,
   createMetaTable,
   createReservedIndex,
   createRunnableIndex,
+  createStatusOpIndex,
 } from '@fate/sql-common';
 import { type CompiledQuery, sql } from 'kysely';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
@@ -39,6 +41,40 @@ const MIGRATIONS: readonly Migration[] = [
         createRunnableIndex(db).compile(),
         createReservedIndex(db).compile(),
         createLivenessTable(db, 'bigint').compile(),
+      ];
+    },
+  },
+  {
+    version: 2,
+    description: 'age-off index by finish time, counts by status and op (issue 26)',
+    statements: (schema) => {
+      const { db } = postgresDialect(schema);
+      // Rows finished before: the stamp and own retention from info, where it decodes (a
+      // session-local function: PostgreSQL 15 cannot test JSON validity without failing the
+      // statement); one with no stamp is indexed as finished now. Age-off decides on the
+      // decoded record under its reservation: an index entry only says when to look.
+      const field = (name: string) => sql<number>`pg_temp.fate_info_ms(info, ${sql.lit(name)})`;
+      return [
+        sql`CREATE FUNCTION pg_temp.fate_info_ms(info text, key text) RETURNS bigint AS $$
+          BEGIN RETURN round((info::jsonb ->> key)::numeric)::bigint;
+          EXCEPTION WHEN others THEN RETURN NULL; END $$ LANGUAGE plpgsql IMMUTABLE`.compile(db),
+        db.schema.alterTable('transactions').addColumn('finished_at', 'bigint').compile(),
+        db.schema.alterTable('transactions').addColumn('due_at', 'bigint').compile(),
+        db
+          .updateTable('transactions')
+          .set({
+            finished_at: sql<number>`coalesce(${field('ageOff')}, (extract(epoch from clock_timestamp()) * 1000)::bigint)`,
+          })
+          .where('status', 'in', ['SUCCESSFUL', 'FAILED'])
+          .compile(),
+        db
+          .updateTable('transactions')
+          .set({ due_at: sql<number>`finished_at + ${field('retainMs')}` })
+          .where('finished_at', 'is not', null)
+          .compile(),
+        ...createAgeOffIndexes(db).map((index) => index.compile()),
+        createStatusOpIndex(db).compile(),
+        sql`DROP FUNCTION pg_temp.fate_info_ms(text, text)`.compile(db),
       ];
     },
   },

@@ -1,4 +1,4 @@
-import { createFatesStore, type FatesStore, type StoreOptions } from '@fate/core';
+import { createFatesStore, type FatesStore, type OpenOptions, type StoreOptions } from '@fate/core';
 import { PostgresBackend } from './postgres-backend.js';
 import { type PostgresConfig, parsePostgresUrl, resolvePostgresConfig } from './postgres-config.js';
 
@@ -32,6 +32,6 @@ export function createPostgresBackend(config: PostgresConfig | string): Postgres
  * @example
  * const store = await openStore('postgres://app@db:5432/app?schema=fate&poolSize=16');
  */
-export function createStoreBackend(url: string): PostgresBackend {
-  return createPostgresBackend(url);
+export function createStoreBackend(url: string, options?: OpenOptions): PostgresBackend {
+  return new PostgresBackend(resolvePostgresConfig(parsePostgresUrl(url)), options);
 }

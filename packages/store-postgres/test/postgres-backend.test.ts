@@ -32,6 +32,45 @@ describe('postgres backend: schema and migrations', () => {
     expect(tables.rows.map((r) => r.tablename)).toEqual(['fate_meta', 'liveness', 'transactions']);
   });
 
+  it('migrates finished rows of a version-1 schema into the age-off index and the counts', async () => {
+    await (await t.store()).close();
+    const ids = { stamped: newFateId(), own: newFateId(), unstamped: newFateId() };
+    const broken = newFateId();
+    await t.sql(async (c) => {
+      // Back to version 1, as @fate/store-postgres wrote it before issue 26.
+      await c.query(`DROP INDEX ${t.schema}.transactions_status_op`);
+      await c.query(
+        `ALTER TABLE ${t.schema}.transactions DROP COLUMN finished_at, DROP COLUMN due_at`,
+      );
+      await c.query(`UPDATE ${t.schema}.fate_meta SET value = '1' WHERE key = 'schema_version'`);
+      const insert = `INSERT INTO ${t.schema}.transactions (id, status, stack, info, op) VALUES ($1, $2, '[]', $3, 'old')`;
+      const info = (o: object) =>
+        JSON.stringify({ opName: 'old', returnValue: { ageOff: 9 }, ...o });
+      await c.query(insert, [ids.stamped, 'SUCCESSFUL', info({ ageOff: 1_000 })]);
+      await c.query(insert, [ids.own, 'FAILED', info({ ageOff: 2_000, retainMs: 500 })]);
+      await c.query(insert, [ids.unstamped, 'SUCCESSFUL', info({})]);
+      await c.query(insert, [broken, 'FAILED', '{not json']);
+    });
+    const backend = await t.backend();
+    const due = await backend.ageOffDue?.({ finishedBefore: 1_500, now: 2_600, limit: 10 });
+    expect(due).toEqual([
+      { id: ids.stamped, finishedAt: 1_000 },
+      { id: ids.own, finishedAt: 2_000 },
+    ]);
+    const later = await backend.ageOffDue?.({
+      finishedBefore: Date.now() + 60_000,
+      now: 0,
+      limit: 10,
+    });
+    expect(later?.map((d) => d.id).sort()).toEqual([ids.stamped, ids.unstamped, broken].sort());
+    expect(await backend.counts?.()).toEqual(
+      expect.arrayContaining([
+        { status: 'SUCCESSFUL', op: 'old', count: 2 },
+        { status: 'FAILED', op: 'old', count: 2 },
+      ]),
+    );
+  });
+
   it('refuses a schema newer than this package with FATE_STORE_CONFIG', async () => {
     await (await t.store()).close();
     await t.sql((c) =>

@@ -1,4 +1,8 @@
 import type {
+  BackendAgeOffQuery,
+  BackendCount,
+  BackendListPage,
+  BackendListQuery,
   BackendScan,
   FateId,
   IdRange,
@@ -20,6 +24,7 @@ import { unavailable } from './redis-errors.js';
 import { type RedisKeys, recordScriptKeys, redisKeys, type ShardKeys } from './redis-keys.js';
 import * as liveness from './redis-liveness.js';
 import { openClient } from './redis-open.js';
+import { redisAgeOffDue, redisCounts, redisListPage } from './redis-queries.js';
 import { listShard, RECORD_FIELDS, reservedRecord, toRecord } from './redis-records.js';
 import { shardReservations } from './redis-reserved.js';
 import { scanRunnable } from './redis-runnable.js';
@@ -51,7 +56,11 @@ export class RedisBackend implements StoreBackend {
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
 
-  constructor(config: RedisConfigInput) {
+  readonly #create: boolean;
+
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: RedisConfigInput, options: { readonly create?: boolean } = {}) {
+    this.#create = options.create !== false;
     this.config = resolveRedisConfig(config);
     this.keys = redisKeys(this.config.prefix, this.config.shards);
     const subscriber = () =>
@@ -59,8 +68,23 @@ export class RedisBackend implements StoreBackend {
     this.#wakeups = new RedisWakeups(subscriber, this.keys.wakeup);
   }
 
+  /**
+   * The indexed queries, present once open on a store whose query indexes are complete
+   * (created by a version that keeps them: `keys.queries` is set); else absent, and the
+   * guard answers them by a full read.
+   */
+  ageOffDue?: (q: BackendAgeOffQuery) => Promise<Array<{ id: string; finishedAt: number }>>;
+  counts?: () => Promise<BackendCount[]>;
+  listPage?: (q: BackendListQuery) => Promise<BackendListPage>;
+
   async open(): Promise<void> {
-    this.#redis = await openClient(this.config, this.keys, this.#clock);
+    const redis = await openClient(this.config, this.keys, this.#clock, this.#create);
+    this.#redis = redis;
+    if ((await redis.get(this.keys.queries).catch(() => null)) !== '1') return;
+    this.ageOffDue = (q) => this.#call('ageOffDue', (r) => redisAgeOffDue(r, this.keys, q));
+    this.counts = () => this.#call('counts', (r) => redisCounts(r, this.keys));
+    this.listPage = (q) =>
+      this.#call('listPage', (r) => redisListPage(r, this.keys, q, this.#clock.now()));
   }
 
   async close(): Promise<void> {
@@ -141,6 +165,9 @@ export class RedisBackend implements StoreBackend {
         change.info ?? '',
         change.release ? '1' : '0',
         String(change.release?.deferMs ?? 0),
+        change.finished === undefined ? '0' : change.finished === null ? '1' : '2',
+        change.finished?.at === undefined ? '' : String(Math.round(change.finished.at)),
+        change.finished?.retainMs === undefined ? '' : String(change.finished.retainMs),
       ];
       const keys = recordScriptKeys(this.keys.shardOf(id), id);
       return (await RECORD_SCRIPTS.write.run(redis, { keys, args })) === 1;

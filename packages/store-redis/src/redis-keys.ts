@@ -22,9 +22,18 @@ export interface ShardKeys {
   readonly holders: string;
   /** One set of ids per stored status, so `list` reads only the statuses asked for. */
   status(status: Status): string;
+  /** Sorted set of finished ids without their own retention, scored by finish time. */
+  readonly finished: string;
+  /** Sorted set of finished ids with their own retention, scored by due time. */
+  readonly due: string;
+  /** Sorted set, scores 0: every id, read by lex range (list pages). */
+  readonly ids: string;
+  /** Hash `<status>|<op>` → how many records have that status and op. */
+  readonly counts: string;
   /**
    * The index keys, in the order the Lua prelude names them: runnable, deferred,
-   * reserved, holders, then the status sets in `STORED_STATUSES` order.
+   * reserved, holders, the status sets in `STORED_STATUSES` order, then finished, due,
+   * ids and counts.
    */
   readonly indexes: readonly string[];
 }
@@ -41,6 +50,11 @@ export interface RedisKeys {
   shardsIn(range: IdRange | undefined): ShardKeys[];
   /** A string naming the layout (`shards=<n>`), written at the first open, checked at every one. */
   readonly layout: string;
+  /**
+   * Set by the first open of a version that keeps the query indexes (finished, due, ids,
+   * counts) from the start: a store without it answers those queries by a full read.
+   */
+  readonly queries: string;
   /** Start of the liveness keys; the lock id follows. */
   readonly instancePrefix: string;
   /** The liveness record of one lock id (a string with a PX TTL). */
@@ -64,11 +78,16 @@ export function shardKeys(tag: string): ShardKeys {
     reserved: `${tag}:reserved`,
     holders: `${tag}:holders`,
     status,
+    finished: `${tag}:finished`,
+    due: `${tag}:due`,
+    ids: `${tag}:ids`,
+    counts: `${tag}:counts`,
   };
   const indexes = [keys.runnable, keys.deferred, keys.reserved, keys.holders];
+  const queries = [keys.finished, keys.due, keys.ids, keys.counts];
   return Object.freeze({
     ...keys,
-    indexes: Object.freeze([...indexes, ...STORED_STATUSES.map(status)]),
+    indexes: Object.freeze([...indexes, ...STORED_STATUSES.map(status), ...queries]),
   });
 }
 
@@ -95,6 +114,7 @@ export function redisKeys(prefix: string, shards = 1): RedisKeys {
     instances: `${tag}:instances`,
     wakeup: `${tag}:wakeup`,
     layout: `${tag}:layout`,
+    queries: `${tag}:queries`,
   });
 }
 

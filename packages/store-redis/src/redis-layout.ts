@@ -6,8 +6,9 @@ import { indexPrelude } from './redis-lua.js';
 import { type RedisClient, RedisScript } from './redis-script.js';
 
 /**
- * KEYS: the layout record, fate 0.1's reservation hash, then the indexes of a one-shard
- * store (all under `{prefix}`). ARGV: the layout this client would record, the
+ * KEYS: the layout record, fate 0.1's reservation hash, the indexes of a one-shard store,
+ * then the query marker (all under `{prefix}`); a store created here gets the marker: its
+ * query indexes (finished, due, ids, counts) are complete from the start. ARGV: the layout this client would record, the
  * transaction key prefix of a one-shard store. Returns the recorded layout.
  *
  * The first open records the layout. A store that has one-shard data but no record was
@@ -28,6 +29,7 @@ for i = 2, #KEYS do
 end
 if not written then
   redis.call('SET', KEYS[1], ARGV[1])
+  redis.call('SET', KEYS[#KEYS], '1')
   return ARGV[1]
 end
 local held = redis.call('HGETALL', KEYS[2])
@@ -62,7 +64,7 @@ export async function checkLayout(
   const mine = `shards=${config.shards}`;
   const oneShard = shardKeys(keys.tag);
   const recorded = await LAYOUT_SCRIPT.run(redis, {
-    keys: [keys.layout, `${keys.tag}:reservations`, ...oneShard.indexes],
+    keys: [keys.layout, `${keys.tag}:reservations`, ...oneShard.indexes, keys.queries],
     args: [mine, oneShard.txPrefix],
   });
   if (recorded !== mine) {

@@ -36,6 +36,38 @@ export function indexPrelude(first: number): string {
 ${LUA_RUNNABLE}
 local RUNNABLE_KEY, DEFERRED_KEY, RESERVED_KEY, HOLDERS_KEY = ${k(0)}, ${k(1)}, ${k(2)}, ${k(3)}
 local STATUS_KEY = {${statusKeys}}
+local FINISHED_KEY, DUE_KEY, IDS_KEY, COUNTS_KEY = ${k(4 + STORED_STATUSES.length)}, ${k(5 + STORED_STATUSES.length)}, ${k(6 + STORED_STATUSES.length)}, ${k(7 + STORED_STATUSES.length)}
+
+-- The counts by status and op: one record of (old status, op) becomes one of (new, op);
+-- false for none (an insert, a delete).
+local function recount(old, new, op)
+  op = op or ''
+  if old and redis.call('HINCRBY', COUNTS_KEY, old .. '|' .. op, -1) <= 0 then
+    redis.call('HDEL', COUNTS_KEY, old .. '|' .. op)
+  end
+  if new then redis.call('HINCRBY', COUNTS_KEY, new .. '|' .. op, 1) end
+end
+
+-- The age-off index entry of a write: mode '1' takes id out, '2' puts it in at its stamp
+-- (at: '' = the server's clock) by finish time, or by due time with its own retention.
+local function index_finished(id, tx, mode, at, retain)
+  if mode == '1' then
+    redis.call('ZREM', FINISHED_KEY, id)
+    redis.call('ZREM', DUE_KEY, id)
+    redis.call('HDEL', tx, 'finished_at')
+  elseif mode == '2' then
+    local stamp = tonumber(at) or math.floor(server_now())
+    local text = string.format('%.0f', stamp)
+    redis.call('HSET', tx, 'finished_at', text)
+    if retain ~= '' then
+      redis.call('ZREM', FINISHED_KEY, id)
+      redis.call('ZADD', DUE_KEY, string.format('%.0f', stamp + tonumber(retain)), id)
+    else
+      redis.call('ZREM', DUE_KEY, id)
+      redis.call('ZADD', FINISHED_KEY, text, id)
+    end
+  end
+end
 
 local function unindex_status(id)
   for _, key in pairs(STATUS_KEY) do redis.call('SREM', key, id) end
@@ -86,6 +118,9 @@ end
 local function forget(id)
   unindex_status(id)
   unschedule(id)
+  redis.call('ZREM', FINISHED_KEY, id)
+  redis.call('ZREM', DUE_KEY, id)
+  redis.call('ZREM', IDS_KEY, id)
   for _, m in ipairs(redis.call('ZRANGEBYLEX', RESERVED_KEY, '[' .. id .. '|', '(' .. id .. '|~')) do
     local lock, uuid = string.match(m, '^[^|]*|([^|]*)|(.*)$')
     unhold(id, lock, uuid)

@@ -1,3 +1,4 @@
+import { FateError, FateErrorCode } from '@fate/core';
 import type { Cluster, Redis } from 'ioredis';
 import type { ServerClock } from './redis-clock.js';
 import type { RedisConfig } from './redis-config.js';
@@ -26,6 +27,7 @@ export async function openClient(
   config: RedisConfig,
   keys: RedisKeys,
   clock: ServerClock,
+  create = true,
 ): Promise<RedisClient> {
   const redis = config.nodes ? await connectCluster(config) : await connect(config);
   try {
@@ -35,6 +37,13 @@ export async function openClient(
       () => redis.time(),
       ([seconds, micros]) => Number(seconds) * 1_000 + Number(micros) / 1_000,
     );
+    // the first open records the layout: without it there is no store under this prefix
+    if (!create && (await redis.exists(keys.layout)) === 0) {
+      throw new FateError(
+        FateErrorCode.STORE_CONFIG,
+        `Redis store: no such store: nothing under the prefix ${config.prefix} (opened without create)`,
+      );
+    }
     await checkLayout(config, keys, redis);
   } catch (err) {
     await disconnect(redis);

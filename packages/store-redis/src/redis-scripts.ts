@@ -39,6 +39,8 @@ if redis.call('EXISTS', TX) == 1 then return 0 end
 forget(id)
 redis.call('HSET', TX, 'status', status, 'stack', ARGV[3], 'info', ARGV[4], 'op', ARGV[5], 'defer_until', '0')
 index_status(id, false, status)
+recount(false, status, ARGV[5])
+redis.call('ZADD', IDS_KEY, 0, id)
 schedule(id, status, '0', ARGV[5])
 if status == 'SUBMITTED' then redis.call('PUBLISH', ARGV[6], id) end
 return 1
@@ -60,6 +62,7 @@ hold(id, lock, uuid)
 unschedule(id)
 if ARGV[4] == '1' and r[1] == 'SUBMITTED' then
   index_status(id, r[1], 'IN_PROGRESS')
+  recount(r[1], 'IN_PROGRESS', redis.call('HGET', TX, 'op'))
   redis.call('HSET', TX, 'status', 'IN_PROGRESS')
 end
 return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0'}
@@ -67,7 +70,8 @@ return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0'}
 
 /**
  * ARGV: id, lockId, uuid, mode ('delete' | 'update'), status ('' = unchanged),
- * has stack ('1'/'0'), stack, has info, info, release ('1'/'0'), deferMs.
+ * has stack ('1'/'0'), stack, has info, info, release ('1'/'0'), deferMs, then the age-off
+ * entry: mode ('0' keep, '1' remove, '2' set), stamp ('' = server clock), own retention ('').
  * Returns 1 when applied, 0 when the reservation is not (lockId, uuid): fenced. A release
  * computes deferUntil from the server's clock, so no client clock is ever stored.
  */
@@ -75,14 +79,19 @@ const WRITE = `${PRELUDE}
 local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
 if not held_by(lock, uuid) then return fenced_off(id, lock, uuid) end
 if ARGV[4] == 'delete' then
+  local r = redis.call('HMGET', TX, 'status', 'op')
+  recount(r[1] or '', false, r[2])
   redis.call('DEL', TX)
   forget(id)
   return 1
 end
 if ARGV[5] ~= '' then
-  index_status(id, redis.call('HGET', TX, 'status') or '', ARGV[5])
+  local r = redis.call('HMGET', TX, 'status', 'op')
+  index_status(id, r[1] or '', ARGV[5])
+  recount(r[1] or '', ARGV[5], r[2])
   redis.call('HSET', TX, 'status', ARGV[5])
 end
+index_finished(id, TX, ARGV[12] or '0', ARGV[13] or '', ARGV[14] or '')
 if ARGV[6] == '1' then redis.call('HSET', TX, 'stack', ARGV[7]) end
 if ARGV[8] == '1' then redis.call('HSET', TX, 'info', ARGV[9]) end
 if ARGV[10] == '1' then

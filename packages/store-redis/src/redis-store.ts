@@ -1,4 +1,4 @@
-import { createFatesStore, type FatesStore, type StoreOptions } from '@fate/core';
+import { createFatesStore, type FatesStore, type OpenOptions, type StoreOptions } from '@fate/core';
 import { RedisBackend } from './redis-backend.js';
 import { parseRedisUrl, type RedisConfigInput } from './redis-config.js';
 
@@ -25,6 +25,6 @@ export function createRedisBackend(config: RedisConfigInput): RedisBackend {
  * What `openStore('redis://…')` calls: the unopened backend for a URL. A malformed URL
  * is a `FateError` with code `FATE_BAD_URL`.
  */
-export function createStoreBackend(url: string): RedisBackend {
-  return createRedisBackend(parseRedisUrl(url));
+export function createStoreBackend(url: string, options?: OpenOptions): RedisBackend {
+  return new RedisBackend(parseRedisUrl(url), options);
 }

@@ -20,7 +20,7 @@ export interface FixtureOptions {
  * without parameters), cut into `shards` shards: every `backend()` is a new client;
  * `corrupt` writes garbage into one field of a transaction's hash through a raw client (the
  * indexes keep the id, as after a bad write from outside); `leftovers` lists every key of
- * the prefix but the layout record (Redis drops an emptied set or hash by itself, so an
+ * the prefix but the layout record and the query marker (Redis drops an emptied set or hash by itself, so an
  * empty store has no other key); `destroy` unlinks every key of the prefix. The
  * conformance suites and other packages' tests (the CLI's) use it.
  */
@@ -59,7 +59,9 @@ export async function redisFixture(
       await admin.hset(keys.shardOf(id).tx(id), field, '{not json');
     },
     async leftovers() {
-      return (await storeKeys()).map((k) => k.key).filter((key) => key !== keys.layout);
+      return (await storeKeys())
+        .map((k) => k.key)
+        .filter((key) => key !== keys.layout && key !== keys.queries);
     },
     async destroy() {
       for (const { node, key } of await storeKeys()) await node.unlink(key);

@@ -84,6 +84,42 @@ describe('Redis shards', () => {
     expect((await store.list({ statuses: [Status.FAILED] })).map((s) => s.id)).toEqual([ids[0]]);
   });
 
+  it('answers list pages, counts and age-off from its indexes across shards; an older store by a full read', async () => {
+    const store = await redis.open(sharded(newPrefix(), 4));
+    expect(store.queryCosts).toEqual({ ageOff: 'indexed', counts: 'indexed', listPage: 'indexed' });
+    const seeded = await store.seedMany(
+      Array.from({ length: 40 }, (_, i) => ({ step, opName: i % 2 ? 'odd' : 'even' })),
+    );
+    const finished = seeded[0]?.id as FateId;
+    const h = await store.reserve(finished);
+    await h.commit([
+      { op: 'setStatus', status: Status.SUCCESSFUL },
+      { op: 'setInfo', key: 'ageOff', value: store.now() - 10_000 },
+      { op: 'unreserve' },
+    ]);
+    const ids: string[] = [];
+    let after: string | undefined;
+    for (let i = 0; i < 20; i++) {
+      const page = await store.listPage({ limit: 7, ...(after ? { after } : {}) });
+      ids.push(...page.rows.map((r) => r.id));
+      if (!page.next) break;
+      after = page.next;
+    }
+    expect(ids).toEqual(seeded.map((s) => s.id).sort());
+    const counts = await store.counts();
+    expect(counts.total).toBe(40);
+    expect(counts.byOp).toEqual({ odd: 20, even: 20 });
+    expect(counts.byStatus.SUCCESSFUL).toBe(1);
+    expect((await store.ageOffDue({ retentionMs: 5_000 })).map((c) => c.id)).toEqual([finished]);
+    // a store whose first open was by a version without these indexes: a full read
+    const old = newPrefix();
+    await (await redis.open(redis.url(old))).seed({ step, opName: 'op' });
+    await redis.admin.del(redisKeys(old).queries);
+    const reopened = await redis.open(redis.url(old));
+    expect(reopened.queryCosts.counts).toBe('full-read');
+    expect((await reopened.counts()).total).toBe(1);
+  });
+
   it("refuses a client whose number of shards is not the store's", async () => {
     const prefix = newPrefix();
     await (await redis.open(sharded(prefix, 3))).seed({ step, opName: 'op' });

@@ -1,4 +1,8 @@
 import {
+  type BackendAgeOffQuery,
+  type BackendCount,
+  type BackendListPage,
+  type BackendListQuery,
   type BackendScan,
   declareCapabilities,
   FateError,
@@ -26,6 +30,7 @@ import {
   writeArgs,
 } from '@fate/sql-common';
 import Database from 'better-sqlite3';
+import { type AdminStatements, prepareAdmin } from './sqlite-admin.js';
 import { isBusy, retryBusy, SYNC_BUSY_MS } from './sqlite-busy.js';
 import type { ResolvedSqliteConfig } from './sqlite-config.js';
 import { toStoreError } from './sqlite-errors.js';
@@ -40,6 +45,8 @@ import { openWakeups, type SqliteWakeups } from './sqlite-wakeups.js';
 interface Connection {
   readonly database: Database.Database;
   readonly statements: Statements;
+  /** The indexed admin and periodic reads (age-off, counts, list pages). */
+  readonly admin: AdminStatements;
   /** `insert` of many records in one `BEGIN IMMEDIATE` transaction. */
   readonly insertAll: (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) => boolean[];
   /** Writes the wake-up file after a write that made work runnable. */
@@ -95,6 +102,7 @@ export class SqliteBackend implements StoreBackend {
         fileMustExist: !create,
       });
       database = opened;
+      if (!create) requireStore(opened, path);
       const connected = await retryBusy(() => connect(opened), busyTimeoutMs);
       // After the schema: a file that is no database leaves no wake-up file behind.
       this.#connection = { ...connected, ...openWakeups(path) };
@@ -195,6 +203,22 @@ export class SqliteBackend implements StoreBackend {
     );
   }
 
+  async ageOffDue(q: BackendAgeOffQuery): Promise<Array<{ id: string; finishedAt: number }>> {
+    return this.#run('ageOffDue', ({ admin }) => admin.ageOffDue(q));
+  }
+
+  async deleteAgedOff(ids: readonly string[], q: BackendAgeOffQuery): Promise<number> {
+    return this.#run('deleteAgedOff', ({ admin }) => admin.deleteAgedOff(ids, q));
+  }
+
+  async counts(): Promise<BackendCount[]> {
+    return this.#run('counts', ({ admin }) => admin.counts());
+  }
+
+  async listPage(q: BackendListQuery): Promise<BackendListPage> {
+    return this.#run('listPage', ({ admin }) => admin.listPage(q));
+  }
+
   async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
     return this.#run('scanRunnable', ({ statements }) => {
       const [statement, bounds] = forRange(statements.scan, range);
@@ -271,7 +295,25 @@ function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wa
     (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) =>
       records.map(({ id, record }) => insertOne(statements, id, record)),
   );
-  return { database, statements, insertAll: (records) => insertAll.immediate(records) };
+  return {
+    database,
+    statements,
+    admin: prepareAdmin(database),
+    insertAll: (records) => insertAll.immediate(records),
+  };
+}
+
+/** Without `create`, a file with no fate schema (empty, or another program's) is refused, untouched. */
+function requireStore(database: Database.Database, path: string): void {
+  const meta = database
+    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fate_meta'")
+    .get();
+  if (!meta) {
+    throw new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `SQLite store ${path}: no such store: the file holds no fate store (opened without create)`,
+    );
+  }
 }
 
 function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {

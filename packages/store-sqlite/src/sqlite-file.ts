@@ -17,7 +17,10 @@ export function prepareFile(path: string, create: boolean): void {
   if (file?.isDirectory()) throw configError(path, 'it is a directory, not a database file');
   if (file) return;
   if (!create) {
-    throw configError(path, 'no such file (opened without create: the store must exist)');
+    throw configError(
+      path,
+      'no such store: no such file (opened without create: the store must exist)',
+    );
   }
   makeDirectories(path, dirname(path));
 }

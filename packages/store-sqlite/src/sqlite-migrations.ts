@@ -1,5 +1,6 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import {
+  createAgeOffIndexes,
   createLivenessTable,
   createMetaTable,
   createReservedIndex,
@@ -88,6 +89,59 @@ const MIGRATIONS: readonly Migration[] = [
       createLivenessTable(db, 'integer').modifyEnd(sql`strict`).compile(),
     ],
   },
+  {
+    version: 5,
+    description:
+      'age-off index by finish time, counts by status and op kept by triggers (issue 26)',
+    statements: () => [
+      db.schema.alterTable('transactions').addColumn('finished_at', 'integer').compile(),
+      db.schema.alterTable('transactions').addColumn('due_at', 'integer').compile(),
+      // Rows finished before: their stamp and own retention are in info (where it decodes);
+      // one with no stamp is indexed as finished now (age-off stamps it on first sight).
+      db
+        .updateTable('transactions')
+        .set({
+          finished_at: sql<number>`coalesce(case when json_valid(info) and json_type(info, '$.ageOff') in ('integer', 'real') then cast(json_extract(info, '$.ageOff') as integer) end, cast(round(unixepoch('subsec') * 1000) as integer))`,
+        })
+        .where('status', 'in', ['SUCCESSFUL', 'FAILED'])
+        .compile(),
+      db
+        .updateTable('transactions')
+        .set({
+          due_at: sql<number>`finished_at + cast(json_extract(info, '$.retainMs') as integer)`,
+        })
+        .where('finished_at', 'is not', null)
+        .where(sql<boolean>`json_valid(info) and json_type(info, '$.retainMs') = 'integer'`)
+        .compile(),
+      ...createAgeOffIndexes(db).map((index) => index.compile()),
+      ...COUNT_TRIGGERS.map((text) => sql.raw(text).compile(db)),
+      sql`INSERT INTO fate_counts (status, op, n) SELECT status, op, count(*) FROM transactions GROUP BY status, op`.compile(
+        db,
+      ),
+    ],
+  },
+];
+
+/**
+ * Counts by status and op, kept exact by triggers in the writing statement's own
+ * transaction (SQLite has one writer at a time, so the counter rows cost no contention):
+ * `counts()` reads a handful of rows whatever the store's size.
+ */
+const COUNT_TRIGGERS = [
+  `CREATE TABLE fate_counts (status text NOT NULL, op text NOT NULL, n integer NOT NULL, PRIMARY KEY (status, op)) STRICT`,
+  `CREATE TRIGGER fate_count_insert AFTER INSERT ON transactions BEGIN
+     INSERT INTO fate_counts (status, op, n) VALUES (new.status, new.op, 1)
+       ON CONFLICT (status, op) DO UPDATE SET n = n + 1;
+   END`,
+  `CREATE TRIGGER fate_count_delete AFTER DELETE ON transactions BEGIN
+     UPDATE fate_counts SET n = n - 1 WHERE status = old.status AND op = old.op;
+   END`,
+  `CREATE TRIGGER fate_count_update AFTER UPDATE OF status, op ON transactions
+   WHEN old.status IS NOT new.status OR old.op IS NOT new.op BEGIN
+     UPDATE fate_counts SET n = n - 1 WHERE status = old.status AND op = old.op;
+     INSERT INTO fate_counts (status, op, n) VALUES (new.status, new.op, 1)
+       ON CONFLICT (status, op) DO UPDATE SET n = n + 1;
+   END`,
 ];
 
 /** The schema version this code writes. */

@@ -1,4 +1,4 @@
-import { createFatesStore, type FatesStore, type StoreOptions } from '@fate/core';
+import { createFatesStore, type FatesStore, type OpenOptions, type StoreOptions } from '@fate/core';
 import { SqliteBackend } from './sqlite-backend.js';
 import { parseSqliteUrl, resolveSqliteConfig, type SqliteConfig } from './sqlite-config.js';
 
@@ -32,6 +32,7 @@ export function createSqliteBackend(config: SqliteConfig | string): SqliteBacken
  * @example
  * const store = await openStore('sqlite:/var/lib/app/fate.db');
  */
-export function createStoreBackend(url: string): SqliteBackend {
-  return createSqliteBackend(url);
+export function createStoreBackend(url: string, options?: OpenOptions): SqliteBackend {
+  const config = parseSqliteUrl(url);
+  return createSqliteBackend(options?.create === false ? { ...config, create: false } : config);
 }

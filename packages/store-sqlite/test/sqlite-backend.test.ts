@@ -82,6 +82,43 @@ describe('sqlite backend: schema and connections', () => {
     });
   });
 
+  it('migrates finished rows of an older file into the age-off index and the counts', async () => {
+    const stamped = newFateId();
+    const own = newFateId();
+    const unstamped = newFateId();
+    const broken = newFateId();
+    const running = newFateId();
+    withRaw(t.fixture.file, (db) => {
+      db.exec(SCHEMA_2);
+      const insert = db.prepare(
+        'INSERT INTO transactions (id, status, stack, info) VALUES (?, ?, ?, ?)',
+      );
+      const info = (o: object) => JSON.stringify({ opName: 'old', ...o });
+      insert.run(stamped, 'SUCCESSFUL', '[]', info({ ageOff: 1_000 }));
+      insert.run(own, 'FAILED', '[]', info({ ageOff: 2_000, retainMs: 500 }));
+      insert.run(unstamped, 'SUCCESSFUL', '[]', info({}));
+      insert.run(broken, 'FAILED', '[]', '{not json');
+      insert.run(running, 'IN_PROGRESS', '[]', info({ ageOff: 5 }));
+    });
+    const backend = await t.backend();
+    const before = Date.now();
+    const due = await backend.ageOffDue?.({ finishedBefore: 1_500, now: 2_600, limit: 10 });
+    expect(due).toEqual([
+      { id: stamped, finishedAt: 1_000 },
+      { id: own, finishedAt: 2_000 },
+    ]);
+    const later = await backend.ageOffDue?.({ finishedBefore: before + 60_000, now: 0, limit: 10 });
+    expect(later?.map((d) => d.id).sort()).toEqual([stamped, unstamped, broken].sort());
+    expect(await backend.counts?.()).toEqual(
+      expect.arrayContaining([
+        { status: 'SUCCESSFUL', op: 'old', count: 2 },
+        { status: 'FAILED', op: 'old', count: 1 },
+        { status: 'FAILED', op: '', count: 1 },
+        { status: 'IN_PROGRESS', op: 'old', count: 1 },
+      ]),
+    );
+  });
+
   it('reopens an existing file without changing its schema or data', async () => {
     const first = await t.store();
     const { id } = await first.seed({ step, opName: 'op' });

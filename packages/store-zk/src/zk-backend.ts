@@ -12,7 +12,7 @@ import type {
   StoreCapabilities,
   StoredRecord,
 } from '@fate/core';
-import { declareCapabilities } from '@fate/core';
+import { declareCapabilities, FateError, FateErrorCode } from '@fate/core';
 import { ZkBatchMarkers } from './zk-batches.js';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
@@ -52,8 +52,12 @@ export class ZkBackend implements StoreBackend {
   readonly #scanner: ZkScanner;
   readonly #writer: ZkWriter;
 
-  constructor(config: ResolvedZkConfig) {
+  readonly #create: boolean;
+
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: ResolvedZkConfig, options: { readonly create?: boolean } = {}) {
     this.config = config;
+    this.#create = options.create !== false;
     this.capabilities = declareCapabilities({
       maxRecordBytes: config.juteMaxBuffer - ENVELOPE_RESERVE,
       sortedScan: true,
@@ -84,9 +88,17 @@ export class ZkBackend implements StoreBackend {
   async open(): Promise<void> {
     try {
       await this.#client.session();
+      // `clock` is made last by the setup: without it there is no finished store here
+      if (!this.#create && !(await this.#client.exists(this.#layout.clock))) {
+        throw new FateError(
+          FateErrorCode.STORE_CONFIG,
+          `ZooKeeper store: no such store: ${this.config.chroot} holds no fate store (opened without create)`,
+        );
+      }
       await openTree(this.#client, this.#layout, this.#records, this.#reserved);
     } catch (err) {
-      // A refused open (an ACL, a bad chroot) must not leave a session keeping the process up.
+      // A refused open (an ACL, a bad chroot, no store) must not leave a session keeping the
+      // process up.
       await this.#client.disconnect();
       throw err;
     }

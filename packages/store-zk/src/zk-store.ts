@@ -1,4 +1,4 @@
-import { createFatesStore, type FatesStore, type StoreOptions } from '@fate/core';
+import { createFatesStore, type FatesStore, type OpenOptions, type StoreOptions } from '@fate/core';
 import { ZkBackend } from './zk-backend.js';
 import { parseZkUrl, resolveZkConfig, type ZkConfig } from './zk-config.js';
 
@@ -30,6 +30,6 @@ export function createZkBackend(config: ZkConfig | string): ZkBackend {
  * @example
  * const store = await openStore('zk://127.0.0.1:2181/fate?sessionTimeout=10000');
  */
-export function createStoreBackend(url: string): ZkBackend {
-  return createZkBackend(url);
+export function createStoreBackend(url: string, options?: OpenOptions): ZkBackend {
+  return new ZkBackend(resolveZkConfig(parseZkUrl(url)), options);
 }

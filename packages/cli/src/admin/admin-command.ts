@@ -21,6 +21,8 @@ interface AdminBase {
   readonly usage?: string;
   readonly summary: string;
   readonly options?: Command['options'];
+  /** Checks the arguments before the store is opened (a usage error must not need a store). */
+  check?(args: CommandArgs): void;
 }
 
 /** An admin command: it runs against the store of `--store`, else $FATE_STORE, else the default. */
@@ -30,10 +32,16 @@ export type AdminSpec = AdminBase &
     | { readonly id?: false; run(store: FatesStore, args: CommandArgs): Promise<string> }
   );
 
+/** An admin command; `spec.run` is what it does on an open store (the console calls it too). */
+export interface AdminCommand extends Command {
+  readonly spec: AdminSpec;
+}
+
 /** A `Command` that opens the store, runs `spec` and closes the store again. */
-export function adminCommand(spec: AdminSpec): Command {
+export function adminCommand(spec: AdminSpec): AdminCommand {
   const usage = [spec.name, spec.id ? 'ID' : '', spec.usage ?? '', '[--store URL]'];
   return {
+    spec,
     name: spec.name,
     usage: usage.filter(Boolean).join(' '),
     summary: spec.summary,
@@ -42,8 +50,11 @@ export function adminCommand(spec: AdminSpec): Command {
     async run(args) {
       // the id is checked before anything is opened
       const id = spec.id ? fateIdArgument(args.positionals[0] ?? '') : undefined;
+      spec.check?.(args);
+      // an admin command never creates a store: a typo in the URL is "no such store"
       const store = await openStore(
         stringValue(args, 'store') ?? process.env.FATE_STORE ?? DEFAULT_STORE_URL,
+        { create: false },
       );
       try {
         return spec.id ? await spec.run(store, args, id as FateId) : await spec.run(store, args);

@@ -13,7 +13,7 @@ export const CORRUPT = 'CORRUPT' satisfies RowStatus;
 /** What `--status` accepts, in the order summaries print them. */
 export const ROW_STATUSES: readonly RowStatus[] = [...STORED_STATUSES, CORRUPT];
 
-export function rowStatus(row: TxSummary): RowStatus {
+export function rowStatus(row: Pick<TxSummary, 'corrupt' | 'status'>): RowStatus {
   return row.corrupt !== undefined ? CORRUPT : row.status;
 }
 

@@ -12,6 +12,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { FaultyBackend } from '../faults/faulty-backend.js';
 import type { ConformanceTarget, StoreFixture } from '../fixture.js';
 import { openClient } from '../store/context.js';
+import { engineHooks } from './engine-hooks.js';
 import { Recorder, scriptStepType } from './steps.js';
 
 /** Engine settings that make tests quick: short heartbeats, short backoff. */
@@ -53,6 +54,7 @@ export interface EngineContext {
 export function useEngines(target: ConformanceTarget): EngineContext {
   let clients: FatesStore[] = [];
   let engines: Fate<Recorder>[] = [];
+  const hooks = engineHooks(target);
   const ctx = {
     async client(options?: StoreOptions) {
       const c = await openClient(ctx.fixture, options ?? FAST_STORE);
@@ -65,24 +67,28 @@ export function useEngines(target: ConformanceTarget): EngineContext {
       clients.push(store);
       return { store, faults };
     },
-    async engine(options: Partial<FateOptions<Recorder>> = {}, storeOptions?: StoreOptions) {
+    async engine(given: Partial<FateOptions<Recorder>> = {}, storeOptions?: StoreOptions) {
+      const options = hooks.options ? hooks.options(given) : given;
       const store = options.store ?? (await ctx.client(storeOptions));
       const fate = new Fate<Recorder>({
         env: ctx.env,
-        steps: [scriptStepType],
+        steps: hooks.steps ? hooks.steps([scriptStepType]) : [scriptStepType],
         ...(options.pools ? {} : { workers: 4 }),
         logger: testLogger,
         ...FAST,
         ...options,
-        store,
+        store: hooks.store ? hooks.store(store) : store,
       });
       engines.push(fate);
       await fate.start();
       return fate;
     },
   } as EngineContext;
+  // The fixture this test made; none when an outer hook skipped the test before it was made.
+  let made: StoreFixture | undefined;
   beforeEach(async () => {
-    ctx.fixture = await target.factory();
+    made = await target.factory();
+    ctx.fixture = made;
     ctx.env = new Recorder();
   });
   afterEach(async () => {
@@ -91,7 +97,9 @@ export function useEngines(target: ConformanceTarget): EngineContext {
     clients = [];
     await Promise.allSettled(e.map((f) => f.shutdown(5_000)));
     await Promise.allSettled(c.map((s) => s.close()));
-    await ctx.fixture.destroy();
+    const fixture = made;
+    made = undefined;
+    await fixture?.destroy();
   });
   return ctx;
 }

@@ -9,7 +9,7 @@ export class Recorder {
   readonly calls = new Map<string, number>();
   /** Idempotent side effects: `id:n` → value. */
   readonly effects = new Map<string, number>();
-  /** Transactions whose step 1 deferral was already served. */
+  /** Transactions whose deferral was already served. */
   readonly deferred = new Set<FateId>();
   /** Gates: a step whose `gate` is named waits in `call` until the gate opens. */
   readonly #gates = new Map<
@@ -60,8 +60,11 @@ export interface ScriptState {
   readonly failCallAt?: number;
   readonly failReadyAt?: number;
   readonly throwUndoAt?: number;
-  /** Step 1 asks to wait this long once. */
+  /** Step `deferAt` (default 1) asks to wait this long once. */
   readonly deferMs?: number;
+  readonly deferAt?: number;
+  /** The error of `failCallAt` has a `TypeError` with this message as its cause. */
+  readonly failCause?: string;
   /** Step `gateAt` waits in `call` for gate `gate`. */
   readonly gate?: string;
   readonly gateAt?: number;
@@ -112,7 +115,7 @@ export class ScriptStep implements Repo<Recorder> {
 
   #ready(id: FateId, env: Recorder): number {
     if (this.#s.failReadyAt === this.#s.n) throw new Error(`not ready at ${this.#s.n}`);
-    if (this.#s.deferMs && this.#s.n === 1 && !env.deferred.has(id)) {
+    if (this.#s.deferMs && this.#s.n === (this.#s.deferAt ?? 1) && !env.deferred.has(id)) {
       env.deferred.add(id);
       return this.#s.deferMs;
     }
@@ -141,7 +144,11 @@ export class ScriptStep implements Repo<Recorder> {
     } finally {
       leave();
     }
-    if (this.#s.failCallAt === n) throw new Error(`boom at ${n}`);
+    if (this.#s.failCallAt === n) {
+      const cause =
+        this.#s.failCause === undefined ? {} : { cause: new TypeError(this.#s.failCause) };
+      throw new Error(`boom at ${n}`, cause);
+    }
     return n < total ? new ScriptStep({ ...this.#s, n: n + 1 }) : undefined;
   }
 

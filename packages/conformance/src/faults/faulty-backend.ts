@@ -1,4 +1,8 @@
 import type {
+  BackendAgeOffQuery,
+  BackendCount,
+  BackendListPage,
+  BackendListQuery,
   BackendScan,
   FateId,
   IdRange,
@@ -25,7 +29,11 @@ export type FaultOp =
   | 'scanRunnable'
   | 'reservations'
   | 'heartbeat'
-  | 'instances';
+  | 'instances'
+  | 'ageOffDue'
+  | 'counts'
+  | 'listPage'
+  | 'deleteAgedOff';
 
 /**
  * What a fault does to a call:
@@ -68,14 +76,35 @@ export class FaultyBackend implements StoreBackend {
   readonly #inner: StoreBackend;
   readonly #rules: Rule[] = [];
   readonly #after = new Map<FaultOp, () => Promise<void> | void>();
+  readonly #before = new Map<FaultOp, () => Promise<void> | void>();
   readonly #delays = new Map<FaultOp | '*', number>();
   #outageUntil = 0;
   #skewMs = 0;
   /** How many times each operation was called (faulty or not). */
   readonly calls = new Map<FaultOp, number>();
 
+  /** The wrapped backend's optional queries, present exactly when it has them. */
+  readonly ageOffDue?: (
+    query: BackendAgeOffQuery,
+  ) => Promise<Array<{ id: string; finishedAt: number }>>;
+  readonly counts?: () => Promise<BackendCount[]>;
+  readonly deleteAgedOff?: (ids: readonly string[], q: BackendAgeOffQuery) => Promise<number>;
+  readonly listPage?: (query: BackendListQuery) => Promise<BackendListPage>;
+
   constructor(inner: StoreBackend) {
     this.#inner = inner;
+    const { ageOffDue, counts, listPage, deleteAgedOff } = inner;
+    if (deleteAgedOff) {
+      this.deleteAgedOff = (ids, q) =>
+        this.#run('deleteAgedOff', [ids, q], () => deleteAgedOff.call(inner, ids, q));
+    }
+    if (ageOffDue) {
+      this.ageOffDue = (q) => this.#run('ageOffDue', [q], () => ageOffDue.call(inner, q));
+    }
+    if (counts) this.counts = () => this.#run('counts', [], () => counts.call(inner));
+    if (listPage) {
+      this.listPage = (q) => this.#run('listPage', [q], () => listPage.call(inner, q));
+    }
   }
 
   get capabilities(): StoreCapabilities {
@@ -120,6 +149,11 @@ export class FaultyBackend implements StoreBackend {
   /** Every call of `op` (or of every op, `'*'`) waits `ms` before reaching the store. */
   delay(op: FaultOp | '*', ms: number): void {
     this.#delays.set(op, ms);
+  }
+
+  /** Runs `hook` once, before the next call of `op` reaches the store (after any delay). */
+  before(op: FaultOp, hook: () => Promise<void> | void): void {
+    this.#before.set(op, hook);
   }
 
   /** Runs `hook` once, after the next call of `op` returned and before its caller resumes. */
@@ -205,6 +239,11 @@ export class FaultyBackend implements StoreBackend {
     this.calls.set(op, (this.calls.get(op) ?? 0) + 1);
     const wait = this.#delays.get(op) ?? this.#delays.get('*');
     if (wait) await new Promise((r) => setTimeout(r, wait));
+    const first = this.#before.get(op);
+    if (first) {
+      this.#before.delete(op);
+      await first();
+    }
     if (performance.now() < this.#outageUntil) throw new InjectedFault(`${op}: the store is away`);
     const rule = this.#rules.find(
       (r) => r.op === op && r.remaining > 0 && (!r.when || r.when(...(args as never[]))),

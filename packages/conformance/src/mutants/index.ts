@@ -26,3 +26,12 @@ export const backendMutants: readonly BackendMutant[] = [
   ...livenessMutants,
   ...controlMutants,
 ];
+export {
+  type EngineMutant,
+  engineMutants,
+  handles,
+  overriding,
+  repos,
+  rewritingCommits,
+  runEngineMutantConformance,
+} from './engine/index.js';

@@ -1,7 +1,7 @@
 import { newFateId, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { rejection, step, useFixture } from './context.js';
+import { eventually, rejection, step, useFixture } from './context.js';
 
 const MALFORMED = [
   '',
@@ -30,6 +30,48 @@ export function badInputTests(target: ConformanceTarget): void {
           expect(err.code).toBe('FATE_INVALID_ARGUMENT');
         }
       }
+    });
+
+    it('refuses an empty commit with FATE_INVALID_ARGUMENT and writes nothing', async () => {
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await ctx.store.reserve(id);
+      const before = await ctx.store.read(id);
+      expect((await rejection(h.commit([]))).code).toBe('FATE_INVALID_ARGUMENT');
+      expect((await rejection(h.commit(undefined as never))).code).toBe('FATE_INVALID_ARGUMENT');
+      expect(await ctx.store.read(id)).toEqual(before);
+      await h.setStatus(Status.IN_PROGRESS); // the handle is still usable
+    });
+
+    it("refresh() is true while the reservation is the handle's, false once it ended; abandon() ends the handle", async () => {
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await ctx.store.reserve(id);
+      expect(await h.refresh()).toBe(true);
+      await h.setStatus(Status.IN_PROGRESS); // still usable after a refresh
+      await h.unreserve();
+      expect(await h.refresh()).toBe(false);
+      const again = await ctx.store.reserve(id);
+      again.abandon();
+      expect(again.isReserved).toBe(false);
+      // its reservation is still stored, but the handle never takes it back
+      expect((await ctx.store.read(id)).reservation).toEqual(again.reservation);
+      expect(await again.refresh()).toBe(false);
+      expect(again.isReserved).toBe(false);
+    });
+
+    it('refresh() is false for a holder whose reservation was cleared as dead', async () => {
+      const stale = await ctx.client({ livenessTimeoutMs: 300 });
+      await stale.registerInstance();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await stale.reserve(id);
+      // the holder stops heartbeating, as a crashed or partitioned process would
+      await eventually(
+        'the holder is dead',
+        async () => !(await ctx.store.isAlive(stale.instanceId)),
+        5_000,
+      );
+      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      expect(await h.refresh()).toBe(false);
+      expect(h.isReserved).toBe(false);
     });
 
     it('refuses a payload over the declared limit with FATE_PAYLOAD_TOO_LARGE and keeps the transaction', async () => {

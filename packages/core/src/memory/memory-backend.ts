@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import type { FateId } from '../ids.js';
 import { inRange } from '../partition.js';
 import { RUNNABLE_STATUSES, Status } from '../status.js';
@@ -12,32 +11,22 @@ import type {
   StoreBackend,
   StoredRecord,
 } from '../store/backend.js';
+import type {
+  BackendAgeOffQuery,
+  BackendCount,
+  BackendListPage,
+  BackendListQuery,
+} from '../store/backend-queries.js';
 import { declareCapabilities, type StoreCapabilities } from '../store/capabilities.js';
 import { sameReservation } from '../store/codec.js';
 import type { IdRange, Reservation } from '../store/types.js';
-
-/** A record with the op name kept beside it, as the runnable index of a real store would. */
-type Entry = StoredRecord & { readonly op: string };
-
-/** The shared data of one in-memory namespace. */
-class MemorySpace {
-  readonly records = new Map<string, Entry>();
-  /** Every id, sorted; rebuilt lazily after inserts (deleted ids are skipped when read). */
-  #sorted: string[] | undefined;
-
-  sortedIds(): string[] {
-    this.#sorted ??= [...this.records.keys()].sort();
-    return this.#sorted;
-  }
-
-  inserted(): void {
-    this.#sorted = undefined;
-  }
-
-  /** Liveness: lock id → state and the time (this process's clock) it may be forgotten. */
-  readonly instances = new Map<string, { state: string; forgetAt: number }>();
-  readonly wakeups = new EventEmitter();
-}
+import {
+  memoryAgeOffDue,
+  memoryCounts,
+  memoryDeleteAgedOff,
+  memoryListPage,
+} from './memory-queries.js';
+import { type Entry, MemorySpace, nextFinished } from './memory-space.js';
 
 const spaces = new Map<string, MemorySpace>();
 
@@ -75,7 +64,7 @@ export class MemoryBackend implements StoreBackend {
   /** Test hook: replaces a stored field with garbage. */
   corrupt(id: string, field: 'status' | 'stack' | 'info'): void {
     const r = this.#space.records.get(id);
-    if (r) this.#space.records.set(id, { ...r, [field]: '{not json' });
+    if (r) this.#space.put(id, { ...r, [field]: '{not json' });
   }
 
   async open(): Promise<void> {}
@@ -89,8 +78,7 @@ export class MemoryBackend implements StoreBackend {
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
     if (this.#space.records.has(id)) return false;
     const { status, stack, info, op } = record;
-    this.#space.records.set(id, { status, stack, info, op, reservation: null, deferUntil: 0 });
-    this.#space.inserted();
+    this.#space.put(id, { status, stack, info, op, reservation: null, deferUntil: 0 });
     if (record.status === Status.SUBMITTED) this.#space.wakeups.emit('work');
     return true;
   }
@@ -119,7 +107,7 @@ export class MemoryBackend implements StoreBackend {
       ...(start && r.status === Status.SUBMITTED ? { status: Status.IN_PROGRESS } : {}),
       reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
     };
-    this.#space.records.set(id, reserved);
+    this.#space.put(id, reserved);
     return toStored({ ...reserved, status: r.status }); // the status as found
   }
 
@@ -127,10 +115,11 @@ export class MemoryBackend implements StoreBackend {
     const r = this.#space.records.get(id);
     if (!r || !sameReservation(r.reservation, reservation)) return false;
     if (change.delete) {
-      this.#space.records.delete(id);
+      this.#space.remove(id);
       return true;
     }
-    this.#space.records.set(id, {
+    this.#space.put(id, {
+      finished: nextFinished(r.finished, change.finished, this.now()),
       status: change.status ?? r.status,
       stack: change.stack ?? r.stack,
       info: change.info ?? r.info,
@@ -144,7 +133,7 @@ export class MemoryBackend implements StoreBackend {
   async clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
     const r = this.#space.records.get(id);
     if (!r || !sameReservation(r.reservation, reservation)) return false;
-    this.#space.records.set(id, { ...r, reservation: null });
+    this.#space.put(id, { ...r, reservation: null });
     return true;
   }
 
@@ -156,6 +145,22 @@ export class MemoryBackend implements StoreBackend {
       }
     }
     return out;
+  }
+
+  async ageOffDue(query: BackendAgeOffQuery): Promise<Array<{ id: string; finishedAt: number }>> {
+    return memoryAgeOffDue(this.#space, query);
+  }
+
+  async deleteAgedOff(ids: readonly string[], query: BackendAgeOffQuery): Promise<number> {
+    return memoryDeleteAgedOff(this.#space, ids, query);
+  }
+
+  async counts(): Promise<BackendCount[]> {
+    return memoryCounts(this.#space);
+  }
+
+  async listPage(query: BackendListQuery): Promise<BackendListPage> {
+    return memoryListPage(this.#space, query, this.now());
   }
 
   /** Walks the ids in order from the range's start, as a sorted store's index would. */

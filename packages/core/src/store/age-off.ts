@@ -1,11 +1,15 @@
-import { invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
-import { Status } from '../status.js';
+import { mapLimit } from '../map-limit.js';
+import { FINISHED_STATUSES } from '../status.js';
+import type { FateStore } from './fate-store.js';
 import type { FatesStore } from './fates-store.js';
+import { checkAgeOffQuery } from './store-queries.js';
 import type { AgeOffOptions, AgeOffResult } from './types.js';
 
-/** How long finished transactions are kept unless told otherwise: a week. */
-export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1_000;
+export { DEFAULT_RETENTION_MS } from './store-queries.js';
+
+/** Candidates handled at once by one sweep. */
+const AGE_OFF_PARALLEL = 8;
 
 /**
  * Deletes finished transactions (SUCCESSFUL, FAILED) older than their retention, with no
@@ -13,42 +17,54 @@ export const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1_000;
  * time it finished — written by the engine's finishing commit, or on first sight here for
  * those that have none — and is deleted once `now - stamp` reaches its own `retainMs`
  * (set at seed) or `options.retentionMs`. Held transactions are skipped, not waited for.
+ *
+ * Candidates come from `store.ageOffDue` (the backend's finish-time index when it has one:
+ * a sweep with nothing due is one indexed read). A candidate is only a hint: the decision
+ * is taken again on the record as reserved, so a transaction deleted and seeded again (or
+ * finished again) between the listing and the reservation is released untouched.
  */
 export async function ageOff(
   store: FatesStore,
   options: AgeOffOptions = {},
 ): Promise<AgeOffResult> {
-  const retentionMs = options.retentionMs ?? DEFAULT_RETENTION_MS;
-  const limit = options.limit ?? 1_000;
-  if (!Number.isSafeInteger(retentionMs) || retentionMs < 0) {
-    throw invalidArgument('retentionMs must be an integer >= 0');
-  }
-  if (!Number.isSafeInteger(limit) || limit < 1) throw invalidArgument('limit must be >= 1');
-  const finished = await store.list({ statuses: [Status.SUCCESSFUL, Status.FAILED] });
-  const now = store.now();
+  const { retentionMs, limit } = checkAgeOffQuery(options);
+  const due = await store.ageOffDue({ retentionMs, limit });
   let stamped = 0;
   let deleted = 0;
-  for (const row of finished) {
-    if (stamped + deleted >= limit) break;
-    if (row.reservation || row.corrupt) continue;
-    const view = await store.read(row.id).catch(() => undefined);
-    if (!view) continue;
-    const stamp = view.info.ageOff;
-    const keep = view.info.retainMs ?? retentionMs;
-    if (stamp !== undefined && now - stamp < keep) continue;
-    const handle = await store.tryReserve(row.id as FateId).catch(() => undefined);
-    if (!handle) continue;
+  // A few at a time: each is a reservation and a delete, round trips on a server store.
+  await mapLimit(due.slice(0, limit), AGE_OFF_PARALLEL, async (candidate) => {
+    const handle = await store.tryReserve(candidate.id as FateId).catch(() => undefined);
+    if (!handle) return;
     try {
-      if (stamp === undefined) {
-        await handle.commit([{ op: 'setInfo', key: 'ageOff', value: now }, { op: 'unreserve' }]);
+      const verdict = await decide(handle, store.now(), retentionMs);
+      if (verdict === 'stamp') {
+        await handle.commit([
+          { op: 'setInfo', key: 'ageOff', value: store.now() },
+          { op: 'unreserve' },
+        ]);
         stamped++;
-      } else {
+      } else if (verdict === 'delete') {
         await handle.delete();
         deleted++;
       }
+    } catch {
+      // a record that does not decode, or a lost race: left as it is, released below
     } finally {
       if (handle.isReserved) await handle.unreserve().catch(() => undefined);
     }
-  }
+  });
   return { stamped, deleted };
+}
+
+/** What to do with a reserved candidate, judged on what the reservation returned. */
+async function decide(
+  handle: FateStore,
+  now: number,
+  retentionMs: number,
+): Promise<'delete' | 'stamp' | 'keep'> {
+  if (!FINISHED_STATUSES.has(await handle.getStatus())) return 'keep';
+  const stamp = await handle.getInfo('ageOff');
+  if (stamp === undefined) return 'stamp';
+  const keep = (await handle.getInfo('retainMs')) ?? retentionMs;
+  return now - stamp >= keep ? 'delete' : 'keep';
 }

@@ -1,5 +1,6 @@
 import type { FateId } from '../ids.js';
 import type { Status } from '../status.js';
+import type { FinishedEntry, StoreBackendQueries } from './backend-queries.js';
 import type { StoreCapabilities } from './capabilities.js';
 import type { IdRange, Reservation } from './types.js';
 
@@ -42,6 +43,12 @@ export interface RecordWrite {
   readonly release?: { readonly deferMs: number };
   /** Delete the record (and with it the reservation). Other fields are then ignored. */
   readonly delete?: boolean;
+  /**
+   * The age-off index entry (only backends with `ageOffDue` keep it): present when the write
+   * leaves the record finished with a changed status or info, `null` when it moves it to an
+   * unfinished status; absent: the entry stays as it is.
+   */
+  readonly finished?: FinishedEntry | null;
 }
 
 /** One page of a runnable scan, before the guard adds timing. */
@@ -78,7 +85,8 @@ export interface ReservationFilter {
  * What a backend implements: small, dumb and atomic. The runtime guard in core
  * (`createFatesStore`) validates arguments, checks preconditions, encodes data, judges
  * liveness and retries unknown outcomes, so none of that is repeated per backend. Every
- * hook is required.
+ * hook is required except the optional queries of `StoreBackendQueries` (`ageOffDue`,
+ * `counts`, `listPage`), which the guard replaces with a full read when absent.
  *
  * Atomicity: each method is one atomic step against the shared data. `write` and
  * `clearReservation` apply only when the stored reservation equals the given one in both
@@ -90,7 +98,7 @@ export interface ReservationFilter {
  * with the reservation already stored returns the record; `insert` of an existing id
  * returns false (the guard then compares what is stored).
  */
-export interface StoreBackend {
+export interface StoreBackend extends StoreBackendQueries {
   readonly capabilities: StoreCapabilities;
 
   /** Connects and prepares (schema, scripts). Called once by the guard. */

@@ -1,8 +1,9 @@
 import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
-import { ALLOWED, isStoredStatus, type Status } from '../status.js';
+import { ALLOWED, FINISHED_STATUSES, isStoredStatus, type Status } from '../status.js';
 import type { StepData } from '../step.js';
 import type { RecordWrite } from './backend.js';
+import type { FinishedEntry } from './backend-queries.js';
 import {
   checkInfoKey,
   checkJson,
@@ -142,6 +143,32 @@ export function draftWrite(base: DraftBase, d: Draft, maxRecordBytes: number): R
     ...(d.stackText !== base.stackText ? { stack: d.stackText } : {}),
     ...(d.infoText !== base.infoText ? { info: d.infoText } : {}),
     ...(d.end === 'unreserve' ? { release: { deferMs: d.deferMs } } : {}),
+    ...finishedEntry(base, d),
+  };
+}
+
+/**
+ * The age-off index entry a write carries: when the write leaves the record finished with
+ * its status or info changed, the stamp and retention from its info; when it moves it to
+ * an unfinished status, null (out of the index).
+ */
+function finishedEntry(base: DraftBase, d: Draft): { finished?: FinishedEntry | null } {
+  const statusChanged = d.status !== base.status;
+  if (!FINISHED_STATUSES.has(d.status)) return statusChanged ? { finished: null } : {};
+  if (!statusChanged && d.infoText === base.infoText) return {};
+  let info: TxInfo;
+  try {
+    info = d.info ?? decodeInfo(base.id, d.infoText);
+  } catch {
+    return { finished: {} }; // info that does not decode: indexed by the store's clock
+  }
+  const at = typeof info.ageOff === 'number' ? info.ageOff : undefined;
+  const retainMs = typeof info.retainMs === 'number' ? info.retainMs : undefined;
+  return {
+    finished: {
+      ...(at !== undefined ? { at } : {}),
+      ...(retainMs !== undefined ? { retainMs } : {}),
+    },
   };
 }
 

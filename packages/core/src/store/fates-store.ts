@@ -2,6 +2,14 @@ import type { FateId } from '../ids.js';
 import type { StoreCapabilities } from './capabilities.js';
 import type { FateStore } from './fate-store.js';
 import type {
+  AgeOffCandidate,
+  AgeOffQuery,
+  ListPage,
+  ListQuery,
+  StoreCounts,
+  StoreQueryCosts,
+} from './query-types.js';
+import type {
   AgeOffOptions,
   AgeOffResult,
   FateView,
@@ -72,7 +80,28 @@ export interface FatesStore {
 
   /** A snapshot; an absent id reads UNKNOWN with an empty stack and no info. */
   read(id: FateId): Promise<FateView>;
+  /**
+   * Every transaction matching `filter`, decoded: reads the whole store. For an admin view
+   * of a large store use `listPage`.
+   */
   list(filter?: ListFilter): Promise<TxSummary[]>;
+  /**
+   * One page of transactions in id order, filtered, from a keyset cursor (`query.after`,
+   * the previous page's `next`): rows without stacks. With an indexing backend
+   * (`queryCosts.listPage === 'indexed'`) a page costs about `limit` rows read, whatever the
+   * store's size; a filter that matches few rows may return a short page with `next` set.
+   */
+  listPage(query?: ListQuery): Promise<ListPage>;
+  /** Transactions by status and op, counted by the store (no record is decoded). */
+  counts(): Promise<StoreCounts>;
+  /**
+   * Finished transactions due for age-off by the store's finish-time index (their own
+   * `retainMs`, else `retentionMs`), oldest first: candidates only; `ageOff` checks each
+   * under its reservation before deleting it.
+   */
+  ageOffDue(query?: AgeOffQuery): Promise<AgeOffCandidate[]>;
+  /** How this backend answers `ageOff`/`ageOffDue`, `counts` and `listPage`. */
+  readonly queryCosts: StoreQueryCosts;
   /** Runnable ids within `range` (all when omitted), in id order, one page at a time. */
   scanRunnable(range?: IdRange, options?: ScanOptions): Promise<ScanResult>;
   /** Every reservation currently held, by anyone (within `range` when given). */

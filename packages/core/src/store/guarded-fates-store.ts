@@ -11,11 +11,20 @@ import type { FateStore } from './fate-store.js';
 import type { FatesStore } from './fates-store.js';
 import { newLockId } from './lock-id.js';
 import { type ResolvedStoreOptions, resolveStoreOptions, type StoreOptions } from './options.js';
+import type {
+  AgeOffCandidate,
+  AgeOffQuery,
+  ListPage,
+  ListQuery,
+  StoreCounts,
+  StoreQueryCosts,
+} from './query-types.js';
 import { ReservationLedger } from './reservation-ledger.js';
 import { type HandleHost, ReservedFate } from './reserved-fate.js';
 import { retryUnknown } from './retry.js';
 import { scanPage } from './scan-page.js';
 import { createNew, insertSeeds, newRecord, prepareSeed, type RetriedCaller } from './seeding.js';
+import * as queries from './store-queries.js';
 import { checkListFilter, summarizeRows } from './summarize.js';
 import type {
   AgeOffOptions,
@@ -231,6 +240,24 @@ class GuardedFatesStore implements FatesStore {
     return summarizeRows(rows, statuses, filter.opName);
   }
 
+  get queryCosts(): StoreQueryCosts {
+    return queries.queryCosts(this.#backend);
+  }
+
+  listPage(query: ListQuery = {}): Promise<ListPage> {
+    return queries.listPage(this.#callFn, this.#backend, query, () => this.#backend.now());
+  }
+
+  counts(): Promise<StoreCounts> {
+    return queries.counts(this.#callFn, this.#backend);
+  }
+
+  ageOffDue(query: AgeOffQuery = {}): Promise<AgeOffCandidate[]> {
+    return queries.ageOffDue(this.#callFn, this.#backend, query);
+  }
+
+  readonly #callFn: queries.BackendCall = (what, fn) => this.#call(what, fn);
+
   scanRunnable(range?: IdRange, options?: ScanOptions): Promise<ScanResult> {
     return scanPage(range, options, (r, limit) =>
       this.#call('scanRunnable', (b) => b.scanRunnable(r, limit)),
@@ -281,6 +308,10 @@ class GuardedFatesStore implements FatesStore {
   }
 
   ageOff(options?: AgeOffOptions): Promise<AgeOffResult> {
+    const b = this.#backend;
+    if (typeof b.ageOffDue === 'function' && typeof b.deleteAgedOff === 'function') {
+      return queries.ageOffInBatches(this.#callFn, b, options ?? {});
+    }
     return ageOff(this, options);
   }
 

@@ -9,12 +9,23 @@ import { redactStoreUrl } from './redact-url.js';
 /** The default store: an embedded SQLite file in the working directory. */
 export const DEFAULT_STORE_URL = 'sqlite:./fate.db';
 
+/** How `openStore` opens a store, besides the client's options. */
+export interface OpenOptions {
+  /**
+   * `false`: open an existing store only — no SQLite file, PostgreSQL schema or ZooKeeper
+   * tree is made, and a store that is not there is `FATE_STORE_CONFIG` ("no such store").
+   * Admin tools open this way, so a typo in a URL is never taken for an empty store.
+   * Default `true` (engines create their store).
+   */
+  readonly create?: boolean;
+}
+
 /**
  * What a backend package exports so `openStore` can load it by URL scheme:
- * `createStoreBackend(url)` returns an unopened backend for the URL.
+ * `createStoreBackend(url, options)` returns an unopened backend for the URL.
  */
 export interface StoreModule {
-  createStoreBackend(url: string): StoreBackend;
+  createStoreBackend(url: string, options?: OpenOptions): StoreBackend;
 }
 
 /** URL scheme → backend package. */
@@ -38,13 +49,14 @@ const PACKAGES: Record<string, string> = {
  */
 export async function openStore(
   url: string = DEFAULT_STORE_URL,
-  options?: StoreOptions,
+  options?: StoreOptions & OpenOptions,
 ): Promise<FatesStore> {
-  return createFatesStore(await backendForUrl(url), options);
+  const { create, ...client } = options ?? {};
+  return createFatesStore(await backendForUrl(url, create === undefined ? {} : { create }), client);
 }
 
 /** The unopened backend for a URL (what `openStore` wraps). */
-export async function backendForUrl(url: string): Promise<StoreBackend> {
+export async function backendForUrl(url: string, options?: OpenOptions): Promise<StoreBackend> {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url ?? '')?.[1]?.toLowerCase();
   if (!scheme) {
     throw new FateError(
@@ -52,6 +64,7 @@ export async function backendForUrl(url: string): Promise<StoreBackend> {
       `not a store URL: ${JSON.stringify(redactStoreUrl(url))} (try sqlite:./fate.db, memory:, redis://host:6379 or zk://host:2181/fate)`,
     );
   }
+  // a memory store lives in this process only: there is nothing to find or create
   if (scheme === 'memory') return new MemoryBackend(url.slice('memory:'.length) || undefined);
   const pkg = PACKAGES[scheme];
   if (!pkg) {
@@ -80,5 +93,5 @@ export async function backendForUrl(url: string): Promise<StoreBackend> {
       `${pkg} does not export createStoreBackend`,
     );
   }
-  return mod.createStoreBackend(url);
+  return mod.createStoreBackend(url, options);
 }

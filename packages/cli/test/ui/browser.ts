@@ -1,0 +1,71 @@
+/// <reference lib="dom" />
+// (code passed to page.evaluate runs in the browser)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+
+// The console's browser tests drive Debian's chromium (`.ci/run` installs it): no browser is
+// downloaded. One profile per test file, in a fresh directory; its cookies are cleared
+// between cases.
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Every wait of a case on the browser: the cases bound themselves with it. */
+export const WAIT_MS = 10_000;
+
+export interface Browser {
+  readonly context: BrowserContext;
+  /** A new tab that records script errors and dialogs (an XSS would open one). */
+  page(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'fate-ui-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 30_000,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  context.setDefaultTimeout(WAIT_MS);
+  context.setDefaultNavigationTimeout(WAIT_MS);
+  return {
+    context,
+    async page() {
+      const page = await context.newPage();
+      page.on('dialog', (d) => {
+        (page as Page & { dialogs?: string[] }).dialogs ??= [];
+        (page as Page & { dialogs?: string[] }).dialogs?.push(d.message());
+        void d.dismiss();
+      });
+      return page;
+    },
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Dialogs a page opened (alert, confirm): none is expected of the console. */
+export const dialogsOf = (page: Page): readonly string[] =>
+  (page as Page & { dialogs?: string[] }).dialogs ?? [];
+
+/** Waits (bounded) until the text of `selector` is `expected`. */
+export async function waitForText(page: Page, selector: string, expected: string): Promise<void> {
+  await page.waitForFunction(
+    ([sel, want]) => document.querySelector(sel as string)?.textContent?.trim() === want,
+    [selector, expected],
+    { timeout: WAIT_MS },
+  );
+}
