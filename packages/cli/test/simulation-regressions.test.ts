@@ -1,10 +1,4 @@
-import {
-  memoryTarget,
-  PENDING,
-  REGRESSIONS,
-  runScenario,
-  scenarioArb,
-} from '@fate/conformance/simulation';
+import { memoryTarget, REGRESSIONS, runScenario, scenarioArb } from '@fate/conformance/simulation';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cliAdmin } from './cli-admin.js';
@@ -29,15 +23,6 @@ describe('simulation regressions', () => {
       );
       expect(details.failed).toBe(true);
       expect(details.counterexamplePath).toBe(path);
-    });
-  }
-
-  // fault 3's fix is on branch `scale`: until it is merged this replay violates, and is marked
-  // so; it then fails here, and the case moves to REGRESSIONS
-  for (const r of PENDING) {
-    it.fails(`${r.name}: still violates until its fix is merged`, async () => {
-      const { violations } = await runScenario(r.scenario, { ...memoryTarget, admin: cliAdmin });
-      expect(violations).toEqual([]);
     });
   }
 });

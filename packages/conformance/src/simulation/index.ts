@@ -4,7 +4,7 @@ export { ageOffScenarios, sweepScenarios } from './focused.js';
 export { History, type SimEvent } from './history.js';
 export { checkHistory, type FinalRecord } from './invariants.js';
 export { SimProcess } from './process.js';
-export { PENDING, REGRESSIONS, type Regression } from './regressions.js';
+export { REGRESSIONS, type Regression } from './regressions.js';
 export { memoryTarget, runScenario, type SimResult, type SimTarget } from './runner.js';
 export {
   type Command,
