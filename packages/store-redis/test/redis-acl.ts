@@ -25,6 +25,7 @@ export const STORE_COMMANDS = [
   'hmget',
   'hset',
   'hdel',
+  'hincrby',
   'sadd',
   'srem',
   'sunion',
