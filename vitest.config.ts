@@ -8,6 +8,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Two files at a time (vitest's default on 2 cores is one): most of a file's time is
+    // waiting on a service or a timeout, so the suite's wall time nearly halves. Every wait
+    // inside a case is bounded and judged by margins that hold under that load.
+    maxWorkers: 2,
     reporters: ['default'],
   },
 });
