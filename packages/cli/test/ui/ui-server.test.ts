@@ -100,6 +100,17 @@ describe('fate ui server on sqlite', () => {
     expect(overview.body).toMatch(/data-status="CORRUPT">1</);
   });
 
+  it("shows each engine's pools as its last heartbeat wrote them, escaped", async () => {
+    await rig.store.registerInstance({
+      group: '*',
+      load: () => [{ name: 'fast<b>', workers: 4, busy: 1, idle: 3, queued: 7 }],
+    });
+    const overview = await get('/?fragment=live');
+    expect(overview.status).toBe(200);
+    expect(overview.body).toContain('fast&lt;b&gt; 1 / 3 / 7');
+    expect(overview.body).not.toContain('fast<b>');
+  });
+
   it('clips a 1 MB error text and a deeply nested step state, and stays up', async () => {
     const { id } = await rig.store.seed({
       step: { type: 'deep', state: nested(50) },

@@ -85,6 +85,7 @@ export class Fate<Env = unknown> {
       store: this.#o.store,
       source: this.#o.partitions,
       group: membershipGroup(pools.group, this.#o.scanner.strategy),
+      load: () => pools.stats(),
       heartbeatMs: this.#o.heartbeatMs,
       deadReservationCheckMs: this.#o.deadReservationCheckMs,
       reconcileMs: this.#o.reconcileMs,

@@ -1,6 +1,7 @@
 import type { FateId } from '../ids.js';
 import { type PartitionData, partitionRange } from '../partition.js';
 import type { FatesStore } from '../store/fates-store.js';
+import type { PoolLoad } from '../store/types.js';
 import type { FateEvents } from './events.js';
 import type { Lease } from './lease.js';
 import type { FateLogger } from './logger.js';
@@ -11,6 +12,8 @@ export interface MembershipOptions {
   readonly source: PartitionSource;
   /** Engines of the same group split the id space between them (see `Fate` pools). */
   readonly group: string;
+  /** The engine's pools now, written with every heartbeat for people to read. */
+  readonly load: () => readonly PoolLoad[];
   readonly heartbeatMs: number;
   readonly deadReservationCheckMs: number;
   readonly reconcileMs: number;
@@ -53,7 +56,7 @@ export class Membership {
 
   async start(): Promise<void> {
     const sentAt = performance.now();
-    await this.#o.store.registerInstance({ group: this.#o.group });
+    await this.#o.store.registerInstance({ group: this.#o.group, load: this.#o.load });
     this.#o.lease.renewed(sentAt);
     this.#running = true;
     await this.#beat(false);

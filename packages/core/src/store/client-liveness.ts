@@ -1,13 +1,19 @@
 import { inRange } from '../partition.js';
 import type { StoreBackend } from './backend.js';
 import { isReservation, sameReservation } from './codec.js';
-import { decodeInstanceState, encodeInstanceState, LeaseObserver } from './lease-observer.js';
+import {
+  decodeInstanceState,
+  encodeInstanceState,
+  LeaseObserver,
+  poolsOf,
+} from './lease-observer.js';
 import { instanceIdOf } from './lock-id.js';
 import type { ReservationLedger } from './reservation-ledger.js';
 import type {
   IdRange,
   InstanceRecordView,
   LiveInstance,
+  PoolLoad,
   RegisterOptions,
   ReservationEntry,
 } from './types.js';
@@ -35,6 +41,7 @@ export class ClientLiveness {
   readonly #observer: LeaseObserver;
   #beat = 0;
   #group: string | undefined;
+  #load: RegisterOptions['load'];
   #registered = false;
   readonly #now: () => number;
 
@@ -71,6 +78,7 @@ export class ClientLiveness {
 
   async register(options: RegisterOptions = {}): Promise<void> {
     this.#group = options.group;
+    this.#load = options.load;
     await this.heartbeat();
     this.#registered = true;
   }
@@ -81,6 +89,7 @@ export class ClientLiveness {
       timeoutMs: this.#timeoutMs,
       at: this.#now(),
       ...(this.#group !== undefined ? { group: this.#group } : {}),
+      ...this.#pools(),
     });
     try {
       await this.#backend.call('heartbeat', (b) => b.heartbeat(this.#lockId, state, this.#ttlMs));
@@ -88,6 +97,17 @@ export class ClientLiveness {
       // If the store did not take ours, it may not have taken anyone's.
       this.#observer.interrupted();
       throw err;
+    }
+  }
+
+  /** The engine's pools for its record; a provider that throws costs the listing, not the beat. */
+  #pools(): { pools?: PoolLoad[] } {
+    if (!this.#load) return {};
+    try {
+      const pools = poolsOf({ beat: 0, pools: this.#load() });
+      return pools ? { pools: pools.map((p) => ({ ...p, name: p.name.slice(0, 64) })) } : {};
+    } catch {
+      return {};
     }
   }
 
@@ -212,6 +232,7 @@ export class ClientLiveness {
           timeoutMs,
           ...(ago !== undefined ? { lastHeartbeatMsAgo: ago } : {}),
           current: s?.gone !== true && ago !== undefined && ago < timeoutMs,
+          ...(poolsOf(s) ? { pools: poolsOf(s) } : {}),
         };
       })
       .sort((a, b) => (a.lockId < b.lockId ? -1 : a.lockId > b.lockId ? 1 : 0));

@@ -1,4 +1,5 @@
 import type { InstanceRecord } from './backend.js';
+import type { PoolLoad } from './types.js';
 
 /** What a liveness record says, decoded from the guard's own JSON. */
 export interface InstanceState {
@@ -18,7 +19,26 @@ export interface InstanceState {
    * listing once (an admin tool), never for judging liveness.
    */
   readonly at?: number;
+  /** An engine's pools at this heartbeat, for people (at most 32, names cut to 64). */
+  readonly pools?: readonly PoolLoad[];
 }
+
+/** The pools of a decoded state when they have the right shape; otherwise none. */
+export function poolsOf(state: InstanceState | undefined): PoolLoad[] | undefined {
+  const pools: unknown = state?.pools;
+  if (!Array.isArray(pools)) return undefined;
+  const counts = ['workers', 'busy', 'idle', 'queued'] as const;
+  const ok = pools.every(
+    (p) =>
+      typeof p === 'object' &&
+      p !== null &&
+      typeof p.name === 'string' &&
+      counts.every((k) => Number.isSafeInteger(p[k]) && p[k] >= 0),
+  );
+  return ok ? (pools as PoolLoad[]).slice(0, MAX_POOLS) : undefined;
+}
+
+const MAX_POOLS = 32;
 
 export function encodeInstanceState(state: InstanceState): string {
   return JSON.stringify(state);

@@ -152,6 +152,20 @@ export interface RegisterOptions {
    * absent for a plain client, which owns no partition.
    */
   readonly group?: string;
+  /**
+   * An engine's pools as they are at each heartbeat, written into its liveness record for
+   * people (`instanceRecords`, the console): never used to judge liveness.
+   */
+  readonly load?: () => readonly PoolLoad[];
+}
+
+/** One pool of an engine at its last heartbeat: its workers, busy and idle, and its queue. */
+export interface PoolLoad {
+  readonly name: string;
+  readonly workers: number;
+  readonly busy: number;
+  readonly idle: number;
+  readonly queued: number;
 }
 
 /** A liveness record as it reads now (`FatesStore.instanceRecords`), for people. */
@@ -166,6 +180,8 @@ export interface InstanceRecordView {
   readonly lastHeartbeatMsAgo?: number;
   /** Its last heartbeat is within its timeout. A hint for a listing, not a judgement. */
   readonly current: boolean;
+  /** An engine's pools at its last heartbeat (absent for plain clients and older engines). */
+  readonly pools?: readonly PoolLoad[];
 }
 
 /** An instance this client has observed live. */

@@ -1,4 +1,4 @@
-import { STORED_STATUSES } from '@fate/core';
+import { type InstanceRecordView, STORED_STATUSES } from '@fate/core';
 import { duration } from '../../admin/format.js';
 import { CORRUPT, ROW_STATUSES } from '../../admin/row-status.js';
 import { clip } from '../clip.js';
@@ -63,13 +63,13 @@ ${WINDOWS.map(([label, ms]) => {
 ${
   engines.length === 0
     ? html`<p class="muted">no liveness records</p>`
-    : html`<table><thead><tr><th>instance</th><th>lock id</th><th>group (pools' ops)</th><th>state</th><th>last heartbeat</th><th>timeout</th></tr></thead><tbody>
+    : html`<table><thead><tr><th>instance</th><th>lock id</th><th>group (pools' ops)</th><th>pools: busy / idle / queued</th><th>state</th><th>last heartbeat</th><th>timeout</th></tr></thead><tbody>
 ${engines.map(
   (r) =>
-    html`<tr><td>${clip(r.instanceId, 80)}</td><td><code>${clip(r.lockId, 120)}</code></td><td>${r.group === undefined ? html`<span class="muted">client</span>` : clip(r.group, 200)}</td><td class="${r.current ? 'live' : 'dead'}">${r.gone ? 'closed' : r.current ? 'live' : 'not renewing'}</td><td>${r.lastHeartbeatMsAgo === undefined ? '-' : `${duration(r.lastHeartbeatMsAgo)} ago`}</td><td>${duration(r.timeoutMs)}</td></tr>`,
+    html`<tr><td>${clip(r.instanceId, 80)}</td><td><code>${clip(r.lockId, 120)}</code></td><td>${r.group === undefined ? html`<span class="muted">client</span>` : clip(r.group, 200)}</td><td>${poolsCell(r.pools)}</td><td class="${r.current ? 'live' : 'dead'}">${r.gone ? 'closed' : r.current ? 'live' : 'not renewing'}</td><td>${r.lastHeartbeatMsAgo === undefined ? '-' : `${duration(r.lastHeartbeatMsAgo)} ago`}</td><td>${duration(r.timeoutMs)}</td></tr>`,
 )}</tbody></table>`
 }
-<p class="muted">Pools, busy and queued workers are not in the liveness records; an engine's group names the ops its pools run.</p>
+<p class="muted">Pools as each engine wrote them with its last heartbeat; an engine's group names the ops its pools run.</p>
 <h2>Held by dead holders</h2>
 <p class="muted">All of them: <a href="/tx?holder=dead">the list, holder dead</a>. Deferred ones and until when: <a href="/tx?deferred=yes">the list, deferred</a>.</p>
 ${
@@ -83,4 +83,13 @@ ${dead.slice(0, DEAD_SHOWN).map((e) => {
 })}</tbody></table>${dead.length > DEAD_SHOWN ? html`<p class="muted">and ${dead.length - DEAD_SHOWN} more</p>` : ''}`
 }
 `;
+}
+
+/** An engine's pools at its last heartbeat: `name busy/idle/queued (of workers)` each. */
+function poolsCell(pools: InstanceRecordView['pools']) {
+  if (!pools || pools.length === 0) return html`<span class="muted">-</span>`;
+  return html`${pools.map(
+    (p, i) =>
+      html`${i > 0 ? html`<br>` : ''}${clip(p.name, 64)} ${p.busy} / ${p.idle} / ${p.queued} <span class="muted">(of ${p.workers})</span>`,
+  )}`;
 }
