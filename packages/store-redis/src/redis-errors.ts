@@ -18,6 +18,9 @@ function withoutSecrets(cause: unknown): unknown {
   return cause;
 }
 
+/** An ACL refusal, on its own (NOPERM) or from inside a script (Redis 7's wording). */
+const NOPERM = /\bNOPERM\b|user executing the script can't run this command/;
+
 /**
  * Any failure of a Redis call as the store's one operational error, with the cause kept;
  * an ACL refusal (NOPERM) is `FATE_STORE_CONFIG`.
@@ -25,8 +28,10 @@ function withoutSecrets(cause: unknown): unknown {
 export function unavailable(config: RedisConfig, what: string, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
   withoutSecrets(cause);
-  // An ACL refusal does not pass with time: the user's rules must change.
-  if (/^NOPERM/.test(messageOf(cause))) {
+  // An ACL refusal does not pass with time: the user's rules must change. Inside a script
+  // Redis words it "ERR The user executing the script can't run this command…": taken for
+  // an outage, it was retried, and the retry found what the failed script had half written.
+  if (NOPERM.test(messageOf(cause))) {
     return new FateError(
       FateErrorCode.STORE_CONFIG,
       `Redis at ${describeTarget(config)}: ${what} failed: ${messageOf(cause)} (the user's ACL ` +
@@ -67,7 +72,7 @@ const CONFIG_ERRORS: ReadonlyArray<readonly [RegExp, (config: RedisConfig) => st
   ],
   [/^NOAUTH/, () => 'the server needs a password: redis://[user]:password@host'],
   [/^WRONGPASS/, () => 'check the user name and password in the URL'],
-  [/^NOPERM/, () => "the user's ACL does not allow what the store needs"],
+  [NOPERM, () => "the user's ACL does not allow what the store needs"],
   [/cluster support disabled/, () => 'this Redis is no Cluster: use a redis:// URL'],
   [
     /certificate|self[- ]signed|Hostname\/IP does not match|CERT_|unable to verify/i,

@@ -69,4 +69,30 @@ describe('an ACL user limited to one prefix', () => {
     expect(err.message).toMatch(/NOPERM/);
     expect(err.message).not.toContain(password);
   });
+
+  it('fails a seed at once, as FATE_STORE_CONFIG, when a script meets a command the ACL refuses', async () => {
+    // HINCRBY inside the insert script: Redis answers "ERR The user executing the script
+    // can't run this command…", not "NOPERM …", and taken for an outage it was retried, the retry found the half-written record, and the
+    // seed "succeeded" with a transaction no scan would ever find
+    const { user, password } = storeUser('short');
+    const rules = storeUserRules('short', password).filter((r) => r !== '+hincrby');
+    await redis.admin('ACL', 'SETUSER', user, ...rules);
+    const store = await createRedisStore(
+      `${tlsUrl(redis.certs.ca, `${user}:${password}@`)}&prefix=short`,
+    );
+    try {
+      const started = performance.now();
+      let err: { code?: string; message: string } | undefined;
+      try {
+        await store.seed({ step: { type: 's', state: {} }, opName: 'op' });
+      } catch (e) {
+        err = e as { code?: string; message: string };
+      }
+      expect(err?.code).toBe('FATE_STORE_CONFIG');
+      expect(err?.message).toMatch(/ACL does not allow/);
+      expect(performance.now() - started).toBeLessThan(5_000); // no retries until a timeout
+    } finally {
+      await store.close();
+    }
+  });
 });
