@@ -105,6 +105,25 @@ export function useEngines(target: ConformanceTarget): EngineContext {
 }
 
 /** Waits for every id to finish and returns the results in order. */
+/**
+ * Watches an engine's warnings for its own lease lapsing ("could not renew"): pass `onEvent`
+ * to the engine, ask `lapsed()`.
+ */
+export function lapseWatch(): {
+  readonly onEvent: NonNullable<FateOptions<Recorder>['onEvent']>;
+  lapsed(): boolean;
+} {
+  let lapsed = false;
+  return {
+    onEvent: (type, event) => {
+      if (type === 'warning' && 'message' in event && /could not renew/.test(event.message)) {
+        lapsed = true;
+      }
+    },
+    lapsed: () => lapsed,
+  };
+}
+
 export function allDone(fate: Fate<Recorder>, ids: readonly FateId[], timeoutMs = 60_000) {
   return Promise.all(ids.map((id) => fate.waitForCompletion(id, { timeoutMs })));
 }

@@ -1,6 +1,6 @@
 import { type FateId, type RecordWrite, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
-import { allDone, FAST_STORE, useEngines } from '../engine/engine-context.js';
+import { allDone, FAST_STORE, lapseWatch, useEngines } from '../engine/engine-context.js';
 import { script, scriptData } from '../engine/steps.js';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, mapLimit, rejection } from '../store/context.js';
@@ -93,22 +93,18 @@ export function engineFaultTests(target: ConformanceTarget): void {
 
     it('runs nothing reserved while its own lease lapsed, even once the lease is back', async () => {
       const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
-      let lapsed = false;
+      const lapse = lapseWatch();
       const fate = await ctx.engine({
         store,
         heartbeatMs: 100,
-        onEvent: (type, event) => {
-          if (type === 'warning' && 'message' in event && /could not renew/.test(event.message)) {
-            lapsed = true;
-          }
-        },
+        onEvent: lapse.onEvent,
       });
       // The reservation applies and its reply waits while heartbeats fail until the lease
       // lapses (others may clear it meanwhile), then flow again: the run must not start.
       faults.after('tryReserve', async () => {
         const beats = faults.calls.get('heartbeat') ?? 0;
         faults.inject('fail', 'heartbeat', 8);
-        await eventually('the lease lapsed', async () => lapsed, 5_000);
+        await eventually('the lease lapsed', async () => lapse.lapsed(), 5_000);
         const back = async () => (faults.calls.get('heartbeat') ?? 0) >= beats + 10;
         await eventually('heartbeats are acknowledged again', back, 5_000);
       });

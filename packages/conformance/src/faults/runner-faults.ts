@@ -1,6 +1,6 @@
 import { type FateId, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
-import { useEngines } from '../engine/engine-context.js';
+import { lapseWatch, useEngines } from '../engine/engine-context.js';
 import { script } from '../engine/steps.js';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually } from '../store/context.js';
@@ -15,15 +15,11 @@ export function runnerFaultTests(target: ConformanceTarget): void {
 
     it('starts no call once its lease lapsed while isReady was pending', async () => {
       const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
-      let lapsed = false;
+      const lapse = lapseWatch();
       const fate = await ctx.engine({
         store,
         heartbeatMs: 100,
-        onEvent: (type, event) => {
-          if (type === 'warning' && 'message' in event && /could not renew/.test(event.message)) {
-            lapsed = true;
-          }
-        },
+        onEvent: lapse.onEvent,
       });
       const { id } = await fate.seed(script(1, { readyGate: 'probe', readyGateAt: 1 }), {
         opName: 'op',
@@ -31,7 +27,7 @@ export function runnerFaultTests(target: ConformanceTarget): void {
       const probe = ctx.env.gate('probe');
       await eventually('isReady is pending', async () => probe.entered, 10_000);
       faults.inject('fail', 'heartbeat', 8); // the lease lapses while the probe is out
-      await eventually('the lease lapsed', async () => lapsed, 5_000);
+      await eventually('the lease lapsed', async () => lapse.lapsed(), 5_000);
       probe.open();
       expect((await fate.waitForCompletion(id, { timeoutMs: 15_000 })).status).toBe(
         Status.SUCCESSFUL,
@@ -42,16 +38,12 @@ export function runnerFaultTests(target: ConformanceTarget): void {
 
     it('starts no repeated call (idempotencyCheck) once its lease lapsed while the repeat isReady was pending', async () => {
       const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
-      let lapsed = false;
+      const lapse = lapseWatch();
       const fate = await ctx.engine({
         store,
         heartbeatMs: 100,
         idempotencyCheck: true,
-        onEvent: (type, event) => {
-          if (type === 'warning' && 'message' in event && /could not renew/.test(event.message)) {
-            lapsed = true;
-          }
-        },
+        onEvent: lapse.onEvent,
       });
       const { id } = await fate.seed(
         script(1, { readyGate: 'repeat', readyGateAt: 1, readyGateAfterCall: true }),
@@ -60,7 +52,7 @@ export function runnerFaultTests(target: ConformanceTarget): void {
       const probe = ctx.env.gate('repeat');
       await eventually('the repeat isReady is pending', async () => probe.entered, 10_000);
       faults.inject('fail', 'heartbeat', 8); // the lease lapses while the probe is out
-      await eventually('the lease lapsed', async () => lapsed, 5_000);
+      await eventually('the lease lapsed', async () => lapse.lapsed(), 5_000);
       probe.open();
       expect((await fate.waitForCompletion(id, { timeoutMs: 15_000 })).status).toBe(
         Status.SUCCESSFUL,
