@@ -1,7 +1,7 @@
 import { type FateId, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { mapLimit, rejection } from '../store/context.js';
+import { eventually, mapLimit, rejection } from '../store/context.js';
 import { allDone, useEngines } from './engine-context.js';
 import { script } from './steps.js';
 
@@ -101,6 +101,8 @@ export function poolTests(target: ConformanceTarget): void {
       );
       const done = await allDone(general, ids, 30_000);
       expect(done.every((r) => r.status === Status.SUCCESSFUL)).toBe(true);
+      // a waiter can learn of the finish before its engine's 'finished' event is emitted
+      await eventually('every finish was reported', async () => ranBy.size >= ids.length, 5_000);
       ids.forEach((id, i) => {
         if (ops[i] !== 'fast') expect(ranBy.get(id), ops[i]).toBe('general');
       });
