@@ -185,6 +185,26 @@ export function storeQueryTests(target: ConformanceTarget): void {
       expect(counts.byStatus.SUCCESSFUL).toBe(1);
     });
 
+    it('a read, a list or a query whose reply was lost is asked again, not failed', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const { id } = await store.seed({ step: step(), opName: 'op' });
+      faults.inject('lose-reply', 'read', 1);
+      expect((await store.read(id)).status).toBe(Status.SUBMITTED);
+      faults.inject('lose-reply', 'list', 1);
+      expect((await store.list()).map((r) => r.id)).toEqual([id]);
+      const queries = [
+        ['counts', async () => expect((await store.counts()).total).toBe(1)],
+        ['listPage', async () => expect((await store.listPage({})).rows).toHaveLength(1)],
+        ['ageOffDue', async () => expect(await store.ageOffDue({ retentionMs: 0 })).toEqual([])],
+      ] as const;
+      for (const [op, check] of queries) {
+        // the query itself where the backend answers it, the full list where the guard does
+        faults.inject('lose-reply', op, 1).inject('lose-reply', 'list', 1);
+        await check();
+        faults.heal();
+      }
+    });
+
     it("age-off's index lists only finished transactions that are due, oldest first", async () => {
       const store = ctx.store;
       const { id: young } = await store.seed({ step: step(), opName: 'op' });

@@ -225,18 +225,18 @@ class GuardedFatesStore implements FatesStore {
     return { reservation, record: got };
   }
 
-  readonly #readForWait = (id: FateId) => this.#call('reserve', (b) => b.read(id));
+  readonly #readForWait = (id: FateId) => this.#retried('reserve', (b) => b.read(id));
 
   async read(id: FateId): Promise<FateView> {
     parseFateId(id);
-    const record = await this.#call('read', (b) => b.read(id));
+    const record = await this.#retried('read', (b) => b.read(id));
     if (!record) return { id, status: 'UNKNOWN', stack: [], info: {}, deferUntil: 0 };
     return decodeView(id, record);
   }
 
   async list(filter: ListFilter = {}): Promise<TxSummary[]> {
     const statuses = checkListFilter(filter);
-    const rows = await this.#call('list', (b) => b.list(statuses));
+    const rows = await this.#retried('list', (b) => b.list(statuses));
     return summarizeRows(rows, statuses, filter.opName);
   }
 
@@ -245,18 +245,20 @@ class GuardedFatesStore implements FatesStore {
   }
 
   listPage(query: ListQuery = {}): Promise<ListPage> {
-    return queries.listPage(this.#callFn, this.#backend, query, () => this.#backend.now());
+    return queries.listPage(this.#readFn, this.#backend, query, () => this.#backend.now());
   }
 
   counts(): Promise<StoreCounts> {
-    return queries.counts(this.#callFn, this.#backend);
+    return queries.counts(this.#readFn, this.#backend);
   }
 
   ageOffDue(query: AgeOffQuery = {}): Promise<AgeOffCandidate[]> {
-    return queries.ageOffDue(this.#callFn, this.#backend, query);
+    return queries.ageOffDue(this.#readFn, this.#backend, query);
   }
 
   readonly #callFn: queries.BackendCall = (what, fn) => this.#call(what, fn);
+  /** For reads only: a read asked again after a lost reply answers as the first would. */
+  readonly #readFn: queries.BackendCall = (what, fn) => this.#retried(what, fn);
 
   scanRunnable(range?: IdRange, options?: ScanOptions): Promise<ScanResult> {
     return scanPage(range, options, (r, limit) =>
