@@ -92,7 +92,9 @@ export function enginePromiseTests(target: ConformanceTarget): void {
       );
       const until = (await watcher.read(id)).deferUntil - watcher.now();
       expect(until).toBeGreaterThan(day / 2);
-      expect(until).toBeLessThanOrEqual(day);
+      // The watcher's estimate of the store clock may trail the clock the engine's write was
+      // stamped by (within a round trip; a CI run under load saw 1 ms): a day, not three.
+      expect(until).toBeLessThanOrEqual(day + 1_000);
       expect(warnings.some((m) => /waiting a day instead/.test(m))).toBe(true);
     });
 
