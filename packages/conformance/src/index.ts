@@ -30,6 +30,7 @@ import { reservationListingTests } from './store/reservation-listing.js';
 import { roundTripTests } from './store/round-trips.js';
 import { scanTests } from './store/scan.js';
 import { scanPagingTests } from './store/scan-paging.js';
+import { seedDeferralTests } from './store/seed-deferral.js';
 import { stackTests } from './store/stack.js';
 import { wakeupTests } from './store/wakeups.js';
 import { writeFieldTests } from './store/write-fields.js';
@@ -68,6 +69,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     fencingTests(target);
     writeFieldTests(target);
     deferralTests(target);
+    seedDeferralTests(target);
     scanTests(target);
     scanPagingTests(target);
     keyedTests(target);

@@ -49,6 +49,7 @@ export {
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
 export * from './store/query-types.js';
 export { redactStoreUrl } from './store/redact-url.js';
+export { MAX_SEED_DEFER_MS } from './store/seed-deferral.js';
 export { rowMatches } from './store/store-queries.js';
 export * from './store/types.js';
 export {

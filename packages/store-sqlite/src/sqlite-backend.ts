@@ -318,7 +318,8 @@ function requireStore(database: Database.Database, path: string): void {
 
 function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {
   const { status, stack, info, op } = record;
-  return statements.insert.run({ id, status, stack, info, op }).changes === 1;
+  const deferMs = record.deferMs ?? 0;
+  return statements.insert.run({ id, status, stack, info, op, deferMs }).changes === 1;
 }
 
 /**
