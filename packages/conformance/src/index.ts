@@ -5,6 +5,7 @@ import { executionTests } from './engine/execution.js';
 import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
 import { enginePromiseTests } from './engine/promises.js';
+import { retryTests } from './engine/retries.js';
 import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
@@ -101,5 +102,6 @@ export function runEngineConformance(target: ConformanceTarget): void {
     engineFaultTests(target);
     runnerFaultTests(target);
     clockSkewTests(target);
+    retryTests(target);
   });
 }

@@ -3,7 +3,15 @@ export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './eng
 export { type FateLogger, stderrLogger } from './engine/logger.js';
 export type { FateOptions, PartitionSource } from './engine/options.js';
 export type { PoolOptions, PoolStats } from './engine/pools.js';
+export {
+  backoffMs,
+  type ErrorClass,
+  type ResolvedRetryPolicy,
+  type RetryPolicy,
+  resolveRetryPolicy,
+} from './engine/retry-policy.js';
 export { MAX_READY_WAIT_MS } from './engine/step-checks.js';
+export { MAX_STEP_TIMEOUT_MS, OVERDUE_GRACE_MS } from './engine/step-timeout.js';
 export { type ScanTrace, type StepTrace, scanChannel, stepChannel } from './engine/tracing.js';
 export { toTxError } from './engine/tx-error.js';
 export * from './errors.js';
