@@ -150,9 +150,11 @@ export function retryTests(target: ConformanceTarget): void {
 
     it('reports a call that ignores its signal past its timeout and never runs it twice at once', async () => {
       const w = watch();
-      const engines = [await ctx.engine({ onEvent: w.onEvent }), await ctx.engine()];
+      // two engines: neither may take it up while the overdue call still runs
+      const fate = await ctx.engine({ onEvent: w.onEvent });
+      await ctx.engine({ onEvent: w.onEvent });
       const state = { sleepMs: 1_600, sleepAt: 1, timeoutMs: 100 };
-      const { id } = await engines[0]!.seed(
+      const { id } = await fate.seed(
         script(1, { ...state, retry: { attempts: 2, backoffMs: 0 } }),
         { opName: 'op' },
       );
@@ -161,7 +163,7 @@ export function retryTests(target: ConformanceTarget): void {
         async () => w.warnings.some((m) => /ignores its signal/.test(m)),
         5_000,
       );
-      const result = await engines[0]!.waitForCompletion(id, { timeoutMs: 15_000 });
+      const result = await fate.waitForCompletion(id, { timeoutMs: 15_000 });
       expect(result.status).toBe(Status.FAILED);
       expect(result.error?.code).toBe('FATE_STEP_TIMEOUT');
       expect(ctx.env.log.get(id)).toEqual(['call:1', 'call:1', 'undo:1']);
