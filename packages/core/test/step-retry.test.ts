@@ -6,6 +6,7 @@ import {
   createFatesStore,
   FateError,
   FateErrorCode,
+  type FateStore,
   type FatesStore,
   type JsonValue,
   MemoryBackend,
@@ -14,7 +15,11 @@ import {
 } from '@fate/core';
 import { describe, expect, it, vi } from 'vitest';
 import { resolveRetryPolicy } from '../src/engine/retry-policy.js';
-import { type RetryHost, retryLater } from '../src/engine/step-retry.js';
+import { type RetryHost, retryLater as retryLaterSrc } from '../src/engine/step-retry.js';
+
+/** The unit from source, given handles of the built package (the same shapes). */
+const retryLater = (h: RetryHost, fate: FateStore, step: Repo<never>, err: unknown) =>
+  retryLaterSrc(h, fate as never, step as never, err);
 
 const repo = (retry?: RetryPolicy, type = 's'): Repo<never> => ({
   type,
@@ -25,13 +30,13 @@ const repo = (retry?: RetryPolicy, type = 's'): Repo<never> => ({
   state: (): JsonValue => ({}),
 });
 
-function host(opPolicy?: RetryPolicy): RetryHost & { retried: ReturnType<typeof vi.fn> } {
+function host(opPolicy?: RetryPolicy) {
   const resolved = opPolicy && resolveRetryPolicy(opPolicy, 'op');
   return {
     opPolicy: () => resolved,
-    retried: vi.fn(),
-    warn: vi.fn(),
-    overdue: vi.fn(),
+    retried: vi.fn<RetryHost['retried']>(),
+    warn: vi.fn<RetryHost['warn']>(),
+    overdue: vi.fn<RetryHost['overdue']>(),
   };
 }
 

@@ -3,7 +3,15 @@
 // is reported after the grace, never let go of.
 import { FateErrorCode, type JsonValue, OVERDUE_GRACE_MS, type Repo } from '@fate/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { callWithin } from '../src/engine/step-timeout.js';
+import { callWithin as callWithinSrc } from '../src/engine/step-timeout.js';
+
+/** The unit from source, given a step typed by the built package (the same shape). */
+const callWithin = <T>(
+  repo: Repo<never>,
+  signal: AbortSignal,
+  run: Parameters<typeof callWithinSrc<T>>[2],
+  report: Parameters<typeof callWithinSrc<T>>[3],
+) => callWithinSrc(repo as never, signal, run, report);
 
 const step = (timeoutMs?: number): Repo<never> => ({
   type: 'slow',
