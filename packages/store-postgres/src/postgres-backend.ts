@@ -154,8 +154,7 @@ export class PostgresBackend implements StoreBackend {
 
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
     return this.#run('insert', async ({ pool, statements, notifier }) => {
-      const { status, stack, info, op } = record;
-      const deferMs = record.deferMs ?? 0;
+      const { status, stack, info, op, deferMs = 0 } = record;
       const inserted =
         (await statements.insert.changed(pool, { id, status, stack, info, op, deferMs })) === 1;
       if (inserted && status === Status.SUBMITTED) notifier.notify();

@@ -317,8 +317,7 @@ function requireStore(database: Database.Database, path: string): void {
 }
 
 function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {
-  const { status, stack, info, op } = record;
-  const deferMs = record.deferMs ?? 0;
+  const { status, stack, info, op, deferMs = 0 } = record;
   return statements.insert.run({ id, status, stack, info, op, deferMs }).changes === 1;
 }
 
