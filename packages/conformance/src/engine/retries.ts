@@ -1,4 +1,4 @@
-import { type FateEvents, type FateId, Status } from '@fate/core';
+import { type FateEvents, type FateId, type RecordWrite, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually } from '../store/context.js';
@@ -133,6 +133,28 @@ export function retryTests(target: ConformanceTarget): void {
       const { info } = await fate.read(id);
       expect(info.retry).toMatchObject({ attempts: 3, maxAttempts: 3 });
       expect(info.retry?.errors).toHaveLength(3);
+    });
+
+    it('counts each attempt once when the reply of its retry write is lost', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const w = watch();
+      const fate = await ctx.engine({ store, onEvent: w.onEvent });
+      // every retry write (a release that stores the count) applies, and its first reply is lost
+      let lost = 0;
+      const retryWrites = (_id: FateId, _r: unknown, change: RecordWrite) => {
+        const match = change.release !== undefined && change.info?.includes('"retry"') === true;
+        if (match) lost++; // asked only while the rule has faults left
+        return match;
+      };
+      faults.inject('lose-reply', 'write', 2, retryWrites);
+      const retry = { attempts: 3, backoffMs: 50, jitter: 0 };
+      const { id } = await fate.seed(script(1, { failCallAt: 1, retry }), { opName: 'op' });
+      const result = await fate.waitForCompletion(id, { timeoutMs: 10_000 });
+      expect(result.status).toBe(Status.FAILED);
+      expect(ctx.env.log.get(id)).toEqual(['call:1', 'call:1', 'call:1', 'undo:1']);
+      expect(lost).toBe(2);
+      expect(w.retries.map((r) => r.attempt)).toEqual([1, 2]);
+      expect((await fate.read(id)).info.retry).toMatchObject({ attempts: 3, maxAttempts: 3 });
     });
 
     it('aborts the signal of a call past its timeoutMs and counts the attempt as failed', async () => {
