@@ -135,6 +135,34 @@ export function retryTests(target: ConformanceTarget): void {
       expect(info.retry?.errors).toHaveLength(3);
     });
 
+    it('does not count an attempt cut short by a crash mid-call; another engine goes on from the stored count', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const first = watch();
+      let calls = 0;
+      await ctx.engine({
+        store,
+        onEvent: (type, event) => {
+          first.onEvent(type, event);
+          // the second attempt's call has begun: the process dies under it
+          if (type === 'step' && ++calls === 2) faults.outage(60_000);
+        },
+      });
+      const seeder = await ctx.client();
+      const retry = { attempts: 3, backoffMs: 100, jitter: 0 };
+      const state = { failCallAt: 1, retry, sleepMs: 300, sleepAt: 1, abortable: true };
+      const { id } = await seeder.seed({ step: scriptData(1, state), opName: 'op' });
+      await eventually('the second attempt began', async () => calls >= 2, 10_000);
+      const second = watch();
+      const fate = await ctx.engine({ onEvent: second.onEvent });
+      const result = await fate.waitForCompletion(id, { timeoutMs: 20_000 });
+      expect(result.status).toBe(Status.FAILED);
+      // 4 calls: the cut-short one was not a failure of the step, so 3 counted attempts remain
+      expect(ctx.env.log.get(id)).toEqual(['call:1', 'call:1', 'call:1', 'call:1', 'undo:1']);
+      expect(first.retries.map((r) => r.attempt)).toEqual([1]);
+      expect(second.retries.map((r) => r.attempt)).toEqual([2]);
+      expect((await fate.read(id)).info.retry).toMatchObject({ attempts: 3, maxAttempts: 3 });
+    });
+
     it('counts each attempt once when the reply of its retry write is lost', async () => {
       const { store, faults } = await ctx.faultyClient();
       const w = watch();
