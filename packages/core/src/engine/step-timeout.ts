@@ -13,8 +13,8 @@ export const MAX_STEP_TIMEOUT_MS = 24 * 60 * 60_000;
  * call that returned after its timeout. Nothing here lets go of the call early: the runner
  * awaits it, keeping the reservation, so a call that ignores its signal never runs beside a
  * second one of the same transaction from this engine; it is reported once
- * (`report.overdue`) when still running `OVERDUE_GRACE_MS` after its timeout. `signal` (shutdown, a lapsed
- * lease) aborts the call's signal too, and is then no timeout.
+ * (`report.overdue`) when still running `OVERDUE_GRACE_MS` after its timeout. `signal`
+ * (shutdown, a lapsed lease) aborts the call's signal too, and is then no timeout.
  */
 export async function callWithin<T>(
   repo: Repo<never>,
