@@ -1,4 +1,5 @@
 import {
+  featureScenarioArb,
   memoryTarget,
   runScenario,
   type Scenario,
@@ -17,6 +18,7 @@ const seed =
   process.env.FATE_SIM_SEED === undefined ? undefined : Number(process.env.FATE_SIM_SEED);
 const path = process.env.FATE_SIM_PATH;
 const focused = Number(process.env.FATE_SIM_FOCUSED ?? 300);
+const features = Number(process.env.FATE_SIM_FEATURES ?? 300);
 const target = { ...memoryTarget, admin: cliAdmin };
 
 async function noViolation(sc: Scenario): Promise<void> {
@@ -53,8 +55,22 @@ describe('simulation (memory backend, virtual time)', () => {
     }
   }, 300_000);
 
-  it('runs a seed the same way twice (same history, event for event)', async () => {
-    const [sc] = fc.sample(scenarioArb, { numRuns: 1, seed: 2_026 }) as [Scenario];
+  it(`finds no violation in ${features} runs with retries, timeouts and deferred seeds`, async () => {
+    const details = await fc.check(fc.asyncProperty(featureScenarioArb, noViolation), {
+      numRuns: features,
+    });
+    if (details.failed) {
+      expect.fail(
+        `${(details.errorInstance as Error)?.message}\nscenario: ${JSON.stringify(details.counterexample?.[0])} (featureScenarioArb seed ${details.seed})`,
+      );
+    }
+  }, 600_000);
+
+  it.each([
+    ['', scenarioArb],
+    [' with retries, timeouts and deferred seeds', featureScenarioArb],
+  ])('runs a seed%s the same way twice (same history, event for event)', async (_, arb) => {
+    const [sc] = fc.sample(arb, { numRuns: 1, seed: 2_026 }) as [Scenario];
     const a = await runScenario(sc, target);
     const b = await runScenario(sc, target);
     expect(a.history.events.length).toBeGreaterThan(10);

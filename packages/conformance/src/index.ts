@@ -5,6 +5,7 @@ import { executionTests } from './engine/execution.js';
 import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
 import { enginePromiseTests } from './engine/promises.js';
+import { retryTests } from './engine/retries.js';
 import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
@@ -30,6 +31,7 @@ import { reservationListingTests } from './store/reservation-listing.js';
 import { roundTripTests } from './store/round-trips.js';
 import { scanTests } from './store/scan.js';
 import { scanPagingTests } from './store/scan-paging.js';
+import { seedDeferralTests } from './store/seed-deferral.js';
 import { stackTests } from './store/stack.js';
 import { wakeupTests } from './store/wakeups.js';
 import { writeFieldTests } from './store/write-fields.js';
@@ -68,6 +70,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     fencingTests(target);
     writeFieldTests(target);
     deferralTests(target);
+    seedDeferralTests(target);
     scanTests(target);
     scanPagingTests(target);
     keyedTests(target);
@@ -99,5 +102,6 @@ export function runEngineConformance(target: ConformanceTarget): void {
     engineFaultTests(target);
     runnerFaultTests(target);
     clockSkewTests(target);
+    retryTests(target);
   });
 }

@@ -24,6 +24,8 @@ export const FateErrorCode = {
   CLOSED: 'FATE_CLOSED',
   /** A wait ran out of time. */
   TIMEOUT: 'FATE_TIMEOUT',
+  /** A step's `call` ran past the step's `timeoutMs` (a failed attempt). */
+  STEP_TIMEOUT: 'FATE_STEP_TIMEOUT',
   /** A wait was aborted through its signal. */
   ABORTED: 'FATE_ABORTED',
   /** A store URL is malformed or names an unknown scheme. */

@@ -3,7 +3,15 @@ export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './eng
 export { type FateLogger, stderrLogger } from './engine/logger.js';
 export type { FateOptions, PartitionSource } from './engine/options.js';
 export type { PoolOptions, PoolStats } from './engine/pools.js';
+export {
+  backoffMs,
+  type ErrorClass,
+  type ResolvedRetryPolicy,
+  type RetryPolicy,
+  resolveRetryPolicy,
+} from './engine/retry-policy.js';
 export { MAX_READY_WAIT_MS } from './engine/step-checks.js';
+export { MAX_STEP_TIMEOUT_MS, OVERDUE_GRACE_MS } from './engine/step-timeout.js';
 export { type ScanTrace, type StepTrace, scanChannel, stepChannel } from './engine/tracing.js';
 export { toTxError } from './engine/tx-error.js';
 export * from './errors.js';
@@ -49,6 +57,7 @@ export {
 export { resolveStoreOptions, type StoreOptions } from './store/options.js';
 export * from './store/query-types.js';
 export { redactStoreUrl } from './store/redact-url.js';
+export { MAX_SEED_DEFER_MS } from './store/seed-deferral.js';
 export { rowMatches } from './store/store-queries.js';
 export * from './store/types.js';
 export {

@@ -1,3 +1,4 @@
+import type { RetryPolicy } from './engine/retry-policy.js';
 import { FateError, FateErrorCode, invalidArgument } from './errors.js';
 import type { FateId } from './ids.js';
 import type { JsonValue } from './json.js';
@@ -52,6 +53,16 @@ export interface Repo<Env = unknown> {
   readonly name?: string;
   /** The transaction's result when this is the last step. */
   returnValue?(): JsonValue | undefined;
+  /**
+   * How a failed `call` of this step is tried again before the transaction fails (instead
+   * of the engine's policy for the op, `FateOptions.retry`). See `RetryPolicy`.
+   */
+  readonly retry?: RetryPolicy;
+  /**
+   * The most one `call` may take, ms: then its signal is aborted and, once it settled, the
+   * attempt fails with `FATE_STEP_TIMEOUT` (retried or not per the retry policy).
+   */
+  readonly timeoutMs?: number;
 }
 
 /** How a step type is rebuilt from its stored state. */

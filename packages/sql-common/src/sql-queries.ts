@@ -17,6 +17,8 @@ export interface InsertArgs {
   stack: string;
   info: string;
   op: string;
+  /** Whole ms from the insert by the store clock; 0: not deferred. */
+  deferMs: number;
 }
 
 /** A fenced update; NULL leaves a field as it is (`newLock` NULL releases). */
@@ -100,7 +102,7 @@ export function fateQueries(d: SqlDialect) {
           op: p.op,
           res_lock: null,
           res_uuid: null,
-          defer_until: 0,
+          defer_until: sql<number>`case when ${ms(p.deferMs)} > 0 then ${d.clock()} + ${ms(p.deferMs)} else 0 end`,
         })
         .onConflict((oc) => oc.doNothing()),
     read: (p: { id: string }) =>

@@ -154,9 +154,9 @@ export class PostgresBackend implements StoreBackend {
 
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
     return this.#run('insert', async ({ pool, statements, notifier }) => {
-      const { status, stack, info, op } = record;
+      const { status, stack, info, op, deferMs = 0 } = record;
       const inserted =
-        (await statements.insert.changed(pool, { id, status, stack, info, op })) === 1;
+        (await statements.insert.changed(pool, { id, status, stack, info, op, deferMs })) === 1;
       if (inserted && status === Status.SUBMITTED) notifier.notify();
       return inserted;
     });
@@ -171,6 +171,7 @@ export class PostgresBackend implements StoreBackend {
         stacks: records.map((r) => r.record.stack),
         infos: records.map((r) => r.record.info),
         ops: records.map((r) => r.record.op),
+        defers: records.map((r) => r.record.deferMs ?? 0),
       });
       // An id given twice is inserted once: the first mention gets the answer.
       const inserted = new Set(rows.map((row) => row.id));

@@ -223,7 +223,15 @@ export class RedisBackend implements StoreBackend {
   #insertCall(id: FateId, record: NewRecord) {
     return {
       keys: recordScriptKeys(this.keys.shardOf(id), id),
-      args: [id, record.status, record.stack, record.info, record.op, this.keys.wakeup],
+      args: [
+        id,
+        record.status,
+        record.stack,
+        record.info,
+        record.op,
+        this.keys.wakeup,
+        String(record.deferMs ?? 0),
+      ],
     };
   }
 

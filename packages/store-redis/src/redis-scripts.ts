@@ -30,18 +30,21 @@ end
 `;
 
 /**
- * ARGV: id, status, stack, info, op, wake-up channel. Returns 1 if inserted, 0 if the id
+ * ARGV: id, status, stack, info, op, wake-up channel, deferMs ('0' or absent: none; else
+ * deferUntil is the server's TIME now + deferMs). Returns 1 if inserted, 0 if the id
  * exists. Index entries left by a lost record of the same id are dropped first.
  */
 const INSERT = `${PRELUDE}
 local id, status = ARGV[1], ARGV[2]
 if redis.call('EXISTS', TX) == 1 then return 0 end
 forget(id)
-redis.call('HSET', TX, 'status', status, 'stack', ARGV[3], 'info', ARGV[4], 'op', ARGV[5], 'defer_until', '0')
+local defer, defer_until = tonumber(ARGV[7] or '0') or 0, '0'
+if defer > 0 then defer_until = string.format('%.0f', math.ceil(server_now() + defer)) end
+redis.call('HSET', TX, 'status', status, 'stack', ARGV[3], 'info', ARGV[4], 'op', ARGV[5], 'defer_until', defer_until)
 index_status(id, false, status)
 recount(false, status, ARGV[5])
 redis.call('ZADD', IDS_KEY, 0, id)
-schedule(id, status, '0', ARGV[5])
+schedule(id, status, defer_until, ARGV[5])
 if status == 'SUBMITTED' then redis.call('PUBLISH', ARGV[6], id) end
 return 1
 `;

@@ -317,8 +317,8 @@ function requireStore(database: Database.Database, path: string): void {
 }
 
 function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {
-  const { status, stack, info, op } = record;
-  return statements.insert.run({ id, status, stack, info, op }).changes === 1;
+  const { status, stack, info, op, deferMs = 0 } = record;
+  return statements.insert.run({ id, status, stack, info, op, deferMs }).changes === 1;
 }
 
 /**

@@ -67,7 +67,13 @@ export class ZkInserter {
     const encoded = items.map(({ id, record }) => ({
       id,
       runnable: isRunnableStatus(record.status),
-      data: this.#records.encode(id, { ...record, reservation: null, deferUntil: 0 }, record.op),
+      // a deferral counts from the create's own mtime: the server's clock, no estimate
+      data: this.#records.encode(
+        id,
+        { ...record, reservation: null, deferUntil: 0 },
+        record.op,
+        record.deferMs || undefined,
+      ),
     }));
     const { batched, complete } = this.#sendBatchMarkers(
       encoded.filter((e) => e.runnable).map((e) => e.id),

@@ -2,6 +2,7 @@ import type { FateView, TxError } from '@fate/core';
 import { adminCommand, readExisting } from './admin-command.js';
 import { duration, json, table } from './format.js';
 import { Holders } from './holders.js';
+import { retryLines } from './retry-lines.js';
 
 /** Frames of a recorded JS stack shown in text; `--json` has them all. */
 const TRACE_FRAMES = 5;
@@ -11,7 +12,7 @@ export const showCommand = adminCommand({
   name: 'show',
   id: true,
   usage: '[--json]',
-  summary: 'one transaction: status, holder, deferral, steps, error, return value',
+  summary: 'one transaction: status, holder, deferral, steps, retries, error, return value',
   options: { json: { type: 'boolean' } },
   async run(store, args, id) {
     const view = await readExisting(store, id);
@@ -31,6 +32,7 @@ export const showCommand = adminCommand({
         deferredUntil: view.deferUntil > now ? view.deferUntil : null,
         stack: [...view.stack].reverse(),
         error: info.error ?? null,
+        retry: info.retry ?? null,
         ...(info.returnValue !== undefined ? { returnValue: info.returnValue } : {}),
       });
     }
@@ -75,6 +77,7 @@ function describe(view: FateView, holders: Holders, now: number): string {
     const steps = stack.map((step, i) => [`  ${i + 1}.`, step.type, JSON.stringify(step.state)]);
     out.push(table(steps.reverse()));
   }
+  out.push(...retryLines(info.retry, field));
   out.push(...errorLines('error', info.error));
   const undo = info.error?.undoErrors ?? [];
   out.push(field('undo errors', undo.length ? `${undo.length}, oldest first:` : 'none'));

@@ -1,5 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FateId, JsonValue, Repo, StepContext, StepData, StepType } from '@fate/core';
+import type {
+  FateId,
+  JsonValue,
+  Repo,
+  RetryPolicy,
+  StepContext,
+  StepData,
+  StepType,
+} from '@fate/core';
 
 /** What the test steps record, shared by every engine instance of a test. */
 export class Recorder {
@@ -58,6 +66,12 @@ export interface ScriptState {
   readonly n: number;
   readonly total: number;
   readonly failCallAt?: number;
+  /** Step `failCallAt` fails only its first `failTimes` calls (of every engine of the test). */
+  readonly failTimes?: number;
+  /** Every step's retry policy (JSON: every error is retried). */
+  readonly retry?: Omit<RetryPolicy, 'retryOn'>;
+  /** Every step's `timeoutMs`. */
+  readonly timeoutMs?: number;
   readonly failReadyAt?: number;
   readonly throwUndoAt?: number;
   /** Step `deferAt` (default 1) asks to wait this long once. */
@@ -93,6 +107,14 @@ export class ScriptStep implements Repo<Recorder> {
 
   constructor(state: ScriptState) {
     this.#s = state;
+  }
+
+  get retry(): RetryPolicy | undefined {
+    return this.#s.retry;
+  }
+
+  get timeoutMs(): number | undefined {
+    return this.#s.timeoutMs;
   }
 
   isReady(id: FateId, env: Recorder, context?: StepContext): Promise<number> | number {
@@ -144,7 +166,7 @@ export class ScriptStep implements Repo<Recorder> {
     } finally {
       leave();
     }
-    if (this.#s.failCallAt === n) {
+    if (this.#s.failCallAt === n && (env.calls.get(key) ?? 0) <= (this.#s.failTimes ?? Infinity)) {
       const cause =
         this.#s.failCause === undefined ? {} : { cause: new TypeError(this.#s.failCause) };
       throw new Error(`boom at ${n}`, cause);

@@ -41,6 +41,19 @@ export const recordMutants: readonly BackendMutant[] = [
       }),
   },
   {
+    name: 'insert-ignores-defer',
+    promise: 4,
+    breaks: "an insert drops the new record's deferMs: a deferred seed is runnable at once",
+    wrap: (inner) =>
+      forwarding(inner, {
+        insert: (id, { deferMs: _, ...record }) => inner.insert(id, record),
+        insertMany: (records) =>
+          inner.insertMany(
+            records.map(({ id, record: { deferMs: _, ...record } }) => ({ id, record })),
+          ),
+      }),
+  },
+  {
     name: 'insert-many-answers-reversed',
     promise: 21,
     breaks: 'insertMany answers in reverse order',

@@ -14,8 +14,8 @@ export type SimEvent =
     }
   /** A seed answered (`created` as the client was told). */
   | { t: number; e: 'seed'; id: string; key?: string; created: boolean; client: string }
-  /** The store applied an insert of `id` that created it. */
-  | { t: number; e: 'inserted'; id: string }
+  /** The store applied an insert of `id` that created it (deferred `deferMs` by its clock). */
+  | { t: number; e: 'inserted'; id: string; deferMs?: number }
   /** The store deleted `id`; `status` is what it held before. */
   | { t: number; e: 'deleted'; id: string; status: string; client: string }
   /** An admin operation began or ended (`outcome`: 'ok' or the error code). */
@@ -28,6 +28,8 @@ export type SimEvent =
 /** The record of one run, in order. */
 export class History {
   readonly events: SimEvent[] = [];
+  /** Calls that threw, per `id:index`, across processes (what a flaky step counts). */
+  readonly thrown = new Map<string, number>();
   readonly #start: number;
 
   constructor(start: number) {

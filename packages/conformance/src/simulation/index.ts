@@ -9,6 +9,7 @@ export { memoryTarget, runScenario, type SimResult, type SimTarget } from './run
 export {
   type Command,
   type EngineSpec,
+  featureScenarioArb,
   SCENARIO_MS,
   type Scenario,
   type ScenarioBounds,

@@ -1,4 +1,4 @@
-import { FINISHED_STATUSES, type Status } from '@fate/core';
+import { FINISHED_STATUSES, type Status, type TxInfo } from '@fate/core';
 import type { SimEvent } from './history.js';
 
 /** A record as the store holds it at the end of a run. */
@@ -8,6 +8,8 @@ export interface FinalRecord {
   /** The lock id holding it, if any. */
   readonly holder: string | undefined;
   readonly defer?: number;
+  /** Its stored retry count (`info.retry`): the step's depth and its failed attempts. */
+  readonly retry?: { readonly depth: number; readonly attempts: number };
 }
 
 type Span = readonly [number, number];
@@ -26,7 +28,11 @@ type StepEvent = Extract<SimEvent, { e: 'call' | 'undo' | 'ready' }>;
 export function checkHistory(
   events: readonly SimEvent[],
   records: readonly FinalRecord[],
-  options: { readonly leaseMs: number },
+  options: {
+    readonly leaseMs: number;
+    /** How far the store's clock and the history's may disagree (0 in virtual time). */
+    readonly clockSlackMs?: number;
+  },
 ): string[] {
   const out: string[] = [];
   const end = events.reduce((m, e) => Math.max(m, e.t), 0) + 1;
@@ -58,7 +64,6 @@ export function checkHistory(
       for (let j = i + 1; j < live.length; j++) {
         const a = live[i] as CallSpan;
         const b = live[j] as CallSpan;
-        if (a.lockId === b.lockId) continue;
         const from = Math.max(a.from, b.from);
         if (from < Math.min(a.to, b.to)) {
           out.push(
@@ -112,6 +117,8 @@ export function checkHistory(
       }
     }
   }
+  out.push(...checkDeferredSeeds(events, options.clockSlackMs ?? 0));
+  out.push(...checkRetryCounts(events, records));
   // (5) keyed seeding: told created at most once per applied insert
   const created = new Map<string, number>();
   for (const e of events) {
@@ -195,4 +202,56 @@ function byIncarnation(events: readonly SimEvent[]): Map<string, SimEvent[]> {
     out.get(e.id)?.push(e);
   }
   return out;
+}
+
+/**
+ * (6) A seed deferred at insert: no `isReady` or `call` of it begins before the insert plus
+ * its deferral (the store's clock; the history's may be `slackMs` off on a real store).
+ */
+function checkDeferredSeeds(events: readonly SimEvent[], slackMs: number): string[] {
+  const out: string[] = [];
+  for (const [id, mine] of byIncarnation(events)) {
+    const insert = mine[0];
+    if (insert?.e !== 'inserted' || !insert.deferMs) continue;
+    const due = insert.t + insert.deferMs - slackMs;
+    const early = mine.find((e) => (e.e === 'call' || e.e === 'ready') && !e.end && e.t < due);
+    if (early) {
+      out.push(
+        `${id} was seeded at ${insert.t} ms deferred ${insert.deferMs} ms, yet its ${early.e} began at ${early.t} ms`,
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * (7) A stored retry count never exceeds the calls of that step that began in the record's
+ * incarnation: an attempt is counted once, by one holder, never carried over.
+ */
+function checkRetryCounts(events: readonly SimEvent[], records: readonly FinalRecord[]): string[] {
+  const out: string[] = [];
+  const incarnations = byIncarnation(events);
+  for (const r of records) {
+    if (!r.retry) continue;
+    const index = r.retry.depth - 1;
+    const began = (incarnations.get(r.id) ?? []).filter(
+      (e) => e.e === 'call' && !e.end && e.index === index,
+    ).length;
+    if (r.retry.attempts > began) {
+      out.push(
+        `${r.id} counts ${r.retry.attempts} failed attempts of step ${index}, but only ${began} of its calls began`,
+      );
+    }
+  }
+  return out;
+}
+
+/** A record's stored retry count, when its info has one. */
+export function retryOf(info: string): Pick<FinalRecord, 'retry'> {
+  try {
+    const retry = (JSON.parse(info) as TxInfo).retry;
+    return retry ? { retry: { depth: retry.depth, attempts: retry.attempts } } : {};
+  } catch {
+    return {};
+  }
 }

@@ -10,7 +10,7 @@ import { type AdminOps, coreAdmin } from './admin.js';
 import { EngineSlot, openClient, type Stage } from './cast.js';
 import { FaultSchedule } from './faults.js';
 import { History } from './history.js';
-import { checkHistory, type FinalRecord } from './invariants.js';
+import { checkHistory, type FinalRecord, retryOf } from './invariants.js';
 import { SimProcess } from './process.js';
 import { type Command, SCENARIO_MS, type Scenario } from './scenario.js';
 import { firstStep, type SimEnv } from './steps.js';
@@ -132,6 +132,7 @@ class Run {
       ...h.events.flatMap((e) => (e.e === 'violation' ? [`at ${e.t} ms: ${e.text}`] : [])),
       ...checkHistory(h.events, records, {
         leaseMs: this.#sc.livenessTimeoutMs - Math.floor(this.#sc.livenessTimeoutMs / 4) / 2,
+        clockSlackMs: this.#world ? 0 : 250,
       }),
     ];
     const ms = h.now();
@@ -199,6 +200,7 @@ class Run {
       opName: tx.op,
       ...(tx.key ? { key: { type: 'sim', key: tx.key } } : {}),
       ...(tx.autoClean && !tx.key ? { autoClean: true } : {}),
+      ...(tx.delayMs ? { delayMs: tx.delayMs } : {}),
     }));
     const results = cmd.many
       ? await client.seedMany(items)
@@ -275,6 +277,7 @@ class Run {
         status: record.status,
         holder: record.reservation?.lockId,
         defer: record.deferUntil,
+        ...retryOf(record.info),
       }));
     } finally {
       await raw.close();

@@ -15,6 +15,8 @@ export interface TxSpec {
   readonly op: 'a' | 'b';
   readonly autoClean: boolean;
   readonly steps: readonly StepSpec[];
+  /** Seeded with this `delayMs` (absent or 0: none). */
+  readonly delayMs?: number;
 }
 
 /** A timed command of a scenario; `at` is virtual ms from the start. */
@@ -80,17 +82,40 @@ const stepSpecArb: fc.Arbitrary<StepSpec> = fc
   .tuple(stepArb, rare(12), rare(6))
   .map(([s, readyThrows, throws]) => ({ ...s, readyThrows, throws }));
 
-const txArb: fc.Arbitrary<TxSpec> = fc.record(
-  {
-    key: fc.constantFrom('k0', 'k1', 'k2'),
-    op: fc.constantFrom('a', 'b'),
-    autoClean: rare(4),
-    steps: fc.array(stepSpecArb, { minLength: 1, maxLength: 3 }),
-  },
-  { requiredKeys: ['op', 'autoClean', 'steps'] },
-);
+/** Retries, flaky calls and timeouts (issue 25) added to a step. */
+const featureStepArb: fc.Arbitrary<StepSpec> = fc
+  .tuple(
+    stepSpecArb,
+    fc.oneof({ weight: 2, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 4 })),
+    fc.oneof({ weight: 2, arbitrary: fc.constant(0) }, fc.integer({ min: 1, max: 3 })),
+    fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, fc.integer({ min: 100, max: 2_500 })),
+  )
+  .map(([s, retries, flaky, timeoutMs]) => ({
+    ...s,
+    ...(retries ? { retries } : {}),
+    ...(flaky ? { flaky } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+  }));
 
-function commandArb(scenarioMs: number): fc.Arbitrary<Command> {
+function txArb(features: boolean): fc.Arbitrary<TxSpec> {
+  const tx = fc.record(
+    {
+      key: fc.constantFrom('k0', 'k1', 'k2'),
+      op: fc.constantFrom('a', 'b'),
+      autoClean: rare(4),
+      steps: fc.array(features ? featureStepArb : stepSpecArb, { minLength: 1, maxLength: 3 }),
+    },
+    { requiredKeys: ['op', 'autoClean', 'steps'] },
+  );
+  if (!features) return tx;
+  const delay = fc.oneof(
+    { weight: 2, arbitrary: fc.constant(0) },
+    fc.integer({ min: 1, max: 3_000 }),
+  );
+  return fc.tuple(tx, delay).map(([t, delayMs]) => (delayMs ? { ...t, delayMs } : t));
+}
+
+function commandArb(scenarioMs: number, features: boolean): fc.Arbitrary<Command> {
   const at = fc.integer({ min: 0, max: scenarioMs });
   const engineIx = fc.integer({ min: 0, max: 2 });
   return fc.oneof(
@@ -100,7 +125,7 @@ function commandArb(scenarioMs: number): fc.Arbitrary<Command> {
         at,
         kind: fc.constant('seed' as const),
         many: fc.boolean(),
-        txs: fc.array(txArb, { minLength: 1, maxLength: 3 }),
+        txs: fc.array(txArb(features), { minLength: 1, maxLength: 3 }),
       }),
     },
     {
@@ -161,6 +186,8 @@ export interface ScenarioBounds {
   readonly scenarioMs?: number;
   readonly maxCommands?: number;
   readonly maxEngines?: number;
+  /** Steps with retries, flaky calls and timeouts, and deferred seeds (issue 25). */
+  readonly features?: boolean;
 }
 
 /** Scenarios within `bounds` (defaults: 8 s, 12 commands, 3 engines). */
@@ -186,7 +213,10 @@ export function scenarios(bounds: ScenarioBounds = {}): fc.Arbitrary<Scenario> {
       )
       .map(([scanner, engines]) => engines.map((e) => ({ ...e, scanner }))),
     commands: fc
-      .array(commandArb(scenarioMs), { minLength: 1, maxLength: bounds.maxCommands ?? 12 })
+      .array(commandArb(scenarioMs, bounds.features === true), {
+        minLength: 1,
+        maxLength: bounds.maxCommands ?? 12,
+      })
       .map((cs) => [...cs].sort((a, b) => a.at - b.at)),
     faults: fc.array(faultArb, { maxLength: 16 }),
   });
@@ -194,3 +224,6 @@ export function scenarios(bounds: ScenarioBounds = {}): fc.Arbitrary<Scenario> {
 
 /** The scenarios of `npm run test:sim`. */
 export const scenarioArb: fc.Arbitrary<Scenario> = scenarios();
+
+/** Scenarios whose steps retry, fail a few times, time out, and whose seeds are deferred. */
+export const featureScenarioArb: fc.Arbitrary<Scenario> = scenarios({ features: true });

@@ -13,7 +13,7 @@ import type {
   StoredRecord,
 } from '@fate/core';
 import type { FaultSchedule } from './faults.js';
-import type { History } from './history.js';
+import type { History, SimEvent } from './history.js';
 import type { SimProcess } from './process.js';
 
 /** The error of an injected fault; the guard reports it as FATE_STORE_UNAVAILABLE. */
@@ -83,7 +83,7 @@ export class SimBackend implements StoreBackend {
   insert(id: FateId, record: NewRecord): Promise<boolean> {
     return this.#run('insert', async () => {
       const created = await this.#inner.insert(id, record);
-      if (created) this.#o.history.add({ t: this.#o.history.now(), e: 'inserted', id });
+      if (created) this.#o.history.add(inserted(this.#o.history, id, record));
       return created;
     });
   }
@@ -92,7 +92,7 @@ export class SimBackend implements StoreBackend {
     return this.#run('insertMany', async () => {
       const created = await this.#inner.insertMany(records);
       records.forEach((r, i) => {
-        if (created[i]) this.#o.history.add({ t: this.#o.history.now(), e: 'inserted', id: r.id });
+        if (created[i]) this.#o.history.add(inserted(this.#o.history, r.id, r.record));
       });
       return created;
     });
@@ -204,4 +204,10 @@ export class SimBackend implements StoreBackend {
     );
     return true;
   }
+}
+
+/** The history's event for an insert the store applied. */
+function inserted(history: History, id: string, record: NewRecord): SimEvent {
+  const deferMs = record.deferMs ?? 0;
+  return { t: history.now(), e: 'inserted', id, ...(deferMs > 0 ? { deferMs } : {}) };
 }

@@ -1,4 +1,4 @@
-import type { FateId, JsonValue, Repo, StepContext, StepType } from '@fate/core';
+import type { FateId, JsonValue, Repo, RetryPolicy, StepContext, StepType } from '@fate/core';
 import type { History } from './history.js';
 import type { SimProcess } from './process.js';
 
@@ -17,6 +17,12 @@ export interface StepSpec {
   /** `call` and `undo` go on when their signal is aborted. */
   readonly ignoresSignal: boolean;
   readonly undoMs: number;
+  /** A retry policy of this many attempts (absent or 0: none); no jitter, so runs replay. */
+  readonly retries?: number;
+  /** `call` throws at its end while fewer than this many of its calls threw (any process). */
+  readonly flaky?: number;
+  /** The step's `timeoutMs` (absent or 0: none). */
+  readonly timeoutMs?: number;
 }
 
 /** What every step of one process gets: where it runs and where it records. */
@@ -52,6 +58,15 @@ export class SimStep implements Repo<SimEnv> {
     return this.#s.steps[this.#s.i] as StepSpec;
   }
 
+  get retry(): RetryPolicy | undefined {
+    const attempts = this.#spec.retries ?? 0;
+    return attempts > 0 ? { attempts, backoffMs: 100, jitter: 0 } : undefined;
+  }
+
+  get timeoutMs(): number | undefined {
+    return this.#spec.timeoutMs || undefined;
+  }
+
   isReady(id: FateId, env: SimEnv, context: StepContext): Promise<number> | number {
     const spec = this.#spec;
     const once = `${id}:${this.#s.i}`;
@@ -69,7 +84,17 @@ export class SimStep implements Repo<SimEnv> {
 
   async call(id: FateId, env: SimEnv, context: StepContext): Promise<Repo<SimEnv> | undefined> {
     const spec = this.#spec;
-    await this.#timed(id, env, 'call', spec.callMs, context, spec.ignoresSignal, spec.throws);
+    const once = `${id}:${this.#s.i}`;
+    const flaky = (env.history.thrown.get(once) ?? 0) < (spec.flaky ?? 0);
+    await this.#timed(
+      id,
+      env,
+      'call',
+      spec.callMs,
+      context,
+      spec.ignoresSignal,
+      spec.throws || flaky,
+    );
     const next = this.#s.i + 1;
     return next < this.#s.steps.length ? new SimStep({ ...this.#s, i: next }) : undefined;
   }
@@ -110,6 +135,8 @@ export class SimStep implements Repo<SimEnv> {
       throw err;
     }
     h.add({ t: h.now(), e, end: true, id, index, lockId, outcome: throws ? 'threw' : 'ok' });
+    if (throws && e === 'call')
+      h.thrown.set(`${id}:${index}`, (h.thrown.get(`${id}:${index}`) ?? 0) + 1);
     if (throws) throw new Error(`${e} of step ${index} threw`);
   }
 }

@@ -27,7 +27,7 @@ export function runSimulationSuite(
       const seed = Date.now() % 2 ** 31;
       // the first scenario always seeds: a run of nothing proves nothing
       const samples = fc.sample(
-        scenarios({ scenarioMs: REAL_SCENARIO_MS, maxCommands: 6, maxEngines: 2 }),
+        scenarios({ scenarioMs: REAL_SCENARIO_MS, maxCommands: 6, maxEngines: 2, features: true }),
         {
           numRuns: seeds,
           seed,

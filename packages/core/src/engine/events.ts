@@ -14,6 +14,14 @@ export interface FateEvents {
   };
   /** A step's `call` started (for tracing and tests). */
   step: { readonly id: FateId; readonly type: string };
+  /** A step's `call` failed and is tried again after `deferMs` (its `attempt` failed). */
+  retry: {
+    readonly id: FateId;
+    readonly type: string;
+    readonly attempt: number;
+    readonly deferMs: number;
+    readonly error: unknown;
+  };
   /** A transaction this instance ran ended. */
   finished: { readonly id: FateId; readonly status: Status };
   /** This instance's partition changed. */

@@ -11,6 +11,13 @@ export interface SeedOptions {
   readonly autoClean?: boolean;
   /** Keep it this long once finished, ms, instead of the engine's `retentionMs`. */
   readonly retainMs?: number;
+  /** No engine takes it before this many ms after the insert, by the store's clock. */
+  readonly delayMs?: number;
+  /**
+   * No engine takes it before this time (epoch ms or a `Date`), converted to a delay with
+   * this client's estimate of the store's clock (`store.now()`). Not with `delayMs`.
+   */
+  readonly runAt?: number | Date;
 }
 
 /** How a transaction ended, as `waitForCompletion` reports it. */

@@ -155,6 +155,8 @@ export class Fate<Env = unknown> {
           ...(options.key ? { key: options.key } : {}),
           ...(options.autoClean ? { autoClean: true } : {}),
           ...(options.retainMs !== undefined ? { retainMs: options.retainMs } : {}),
+          ...(options.delayMs !== undefined ? { delayMs: options.delayMs } : {}),
+          ...(options.runAt !== undefined ? { runAt: options.runAt } : {}),
         };
       }),
     );

@@ -28,6 +28,8 @@ export class FateMetrics {
   readonly #recoveries: Counter;
   readonly #warnings: Counter;
   readonly #finished: Counter;
+  readonly #retries: Counter;
+  readonly #overdue: Counter;
   #counts: { at: number; rows: Map<string, number> } | undefined;
 
   /**
@@ -69,6 +71,12 @@ export class FateMetrics {
     });
     this.#finished = meter.createCounter('fate.transactions.finished', {
       description: 'Transactions this engine ended, by status',
+    });
+    this.#retries = meter.createCounter('fate.steps.retries', {
+      description: 'Failed step calls deferred to be tried again (retry policies), by step type',
+    });
+    this.#overdue = meter.createCounter('fate.steps.overdue', {
+      description: 'Step calls still running after their timeout (they ignore their signal)',
     });
     meter
       .createObservableGauge('fate.workers', { description: 'Workers by pool and state' })
@@ -137,6 +145,20 @@ export class FateMetrics {
 
   warned(): void {
     this.#warnings.add(1, this.#base);
+  }
+
+  retried(type: string): void {
+    this.#retries.add(
+      1,
+      this.#attributes(type, () => ({ 'fate.step_type': type })),
+    );
+  }
+
+  overdue(type: string): void {
+    this.#overdue.add(
+      1,
+      this.#attributes(type, () => ({ 'fate.step_type': type })),
+    );
   }
 
   finished(status: string): void {

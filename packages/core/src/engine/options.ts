@@ -13,6 +13,7 @@ import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
 import { type FateLogger, stderrLogger } from './logger.js';
 import { type PoolOptions, Pools } from './pools.js';
+import { type ResolvedRetryPolicy, type RetryPolicy, resolveOpRetries } from './retry-policy.js';
 
 /**
  * Where an instance's partition comes from: a fixed share, a supplier asked before every
@@ -80,6 +81,8 @@ export interface FateOptions<Env> {
   readonly retentionMs?: number;
   /** How often the first engine sweeps for transactions to age off, ms. Default 10 minutes. */
   readonly ageOffCheckMs?: number;
+  /** Retry policies by op name, for steps that declare none of their own (`Repo.retry`). */
+  readonly retry?: Readonly<Record<string, RetryPolicy>>;
 }
 
 export interface ResolvedFateOptions<Env> {
@@ -102,6 +105,7 @@ export interface ResolvedFateOptions<Env> {
   readonly meterProvider: MeterProvider | undefined;
   readonly retentionMs: number;
   readonly ageOffCheckMs: number;
+  readonly retry: ReadonlyMap<string, ResolvedRetryPolicy>;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -178,5 +182,6 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     meterProvider: o.meterProvider,
     retentionMs: nonNegativeInt('retentionMs', o.retentionMs, DEFAULT_RETENTION_MS),
     ageOffCheckMs: positiveInt('ageOffCheckMs', o.ageOffCheckMs, 10 * 60_000),
+    retry: resolveOpRetries(o.retry),
   });
 }

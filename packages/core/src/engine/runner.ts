@@ -1,14 +1,17 @@
-import { FateError, FateErrorCode, isFateError } from '../errors.js';
+import { FateError, FateErrorCode } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { Repo, StepContext, StepRegistry } from '../step.js';
 import { checkJson } from '../store/codec.js';
 import type { FateStore, TxChange } from '../store/fate-store.js';
-import type { TxError } from '../store/types.js';
 import { checkNextStep, readyWait } from './step-checks.js';
+import { type RetryHost, retryLater } from './step-retry.js';
+import { callWithin } from './step-timeout.js';
+import { isStoreFault } from './store-fault.js';
 import { toTxError } from './tx-error.js';
+import { recordUndoError } from './undo-errors.js';
 
-export { toTxError };
+export { isStoreFault, toTxError };
 
 /** What the runner needs from its engine. */
 export interface RunnerContext<Env> {
@@ -29,6 +32,8 @@ export interface RunnerContext<Env> {
     fn: () => Promise<T> | T,
   ): Promise<T>;
   warn(message: string, id: FateId, error?: unknown): void;
+  /** Retry policies, reports of retries and overdue calls, per transaction. */
+  retries(id: FateId): RetryHost;
 }
 
 /** How a run ended for this instance. */
@@ -77,6 +82,7 @@ export async function runTransaction<Env>(
     return 'deferred';
   }
   const stepContext: StepContext = { signal };
+  const host = ctx.retries(fate.id);
   let current = status;
   // The top step's call has certainly never begun: nothing of the transaction ran yet, or
   // this run pushed the step and has not called it. Only then does a failure of its
@@ -118,7 +124,7 @@ export async function runTransaction<Env>(
       calling = true;
       begun = true;
       topFresh = false;
-      const call = () => repo.call(fate.id, ctx.env, stepContext);
+      const call = () => callWithin(repo, signal, (c) => repo.call(fate.id, ctx.env, c), host);
       next = checkNextStep(await ctx.runStep(fate.id, repo.type, 'call', call), repo);
       if (ctx.idempotencyCheck) {
         // as if the process died after call: the step is found again and re-run
@@ -136,6 +142,7 @@ export async function runTransaction<Env>(
         return 'released';
       }
       if (signal.aborted) throw new Interrupted('the step was interrupted', { cause: err });
+      if (calling && (await retryLater(host, fate, repo, err))) return 'deferred';
       return fail(ctx, fate, err, signal, !calling && topFresh);
     }
     if (!next) return succeed(ctx, fate, repo, signal);
@@ -212,9 +219,6 @@ async function fail<Env>(
   return undoAll(ctx, fate, signal);
 }
 
-/** Undo errors kept on a transaction; more are counted, not stored. */
-const MAX_UNDO_ERRORS = 20;
-
 /**
  * Undoes every step newest-first, popping each. An `undo` that throws (or a step that
  * cannot be rebuilt) is recorded and the rollback goes on. Ends FAILED.
@@ -265,35 +269,4 @@ async function finishFailed<Env>(
 async function finish<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<TxChange[]> {
   if (await fate.getInfo('autoClean')) return [{ op: 'delete' }];
   return [{ op: 'setInfo', key: 'ageOff', value: ctx.storeNow() }, { op: 'unreserve' }];
-}
-
-async function recordUndoError(fate: FateStore, err: unknown): Promise<void> {
-  let error: TxError | undefined;
-  try {
-    error = await fate.getInfo('error');
-  } catch {
-    error = undefined; // unreadable info: start a fresh record
-  }
-  const base = error ?? { message: 'rolled back' };
-  const undoErrors = base.undoErrors ?? [];
-  if (undoErrors.length >= MAX_UNDO_ERRORS) return;
-  try {
-    await fate.setInfo('error', { ...base, undoErrors: [...undoErrors, toTxError(err)] });
-  } catch (recordErr) {
-    if (isStoreFault(recordErr)) throw recordErr;
-    // no room for one more: the rollback matters more than its log
-  }
-}
-
-/**
- * A failure of the store or of our hold on the transaction, not of the transaction: it must
- * never fail the transaction. The worker gives it up; it runs again once released.
- */
-export function isStoreFault(err: unknown): boolean {
-  return (
-    isFateError(err, FateErrorCode.NOT_RESERVED) ||
-    isFateError(err, FateErrorCode.CLOSED) ||
-    isFateError(err, FateErrorCode.STORE_UNAVAILABLE) ||
-    isFateError(err, FateErrorCode.OUTCOME_UNKNOWN)
-  );
 }

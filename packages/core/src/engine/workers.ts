@@ -71,6 +71,18 @@ export class Workers<Env> {
         }
       },
       warn: (message, id, error) => o.onEvent('warning', { message, id, error }),
+      retries: (id) => ({
+        opPolicy: (op) => (op === undefined ? undefined : o.retry.get(op)),
+        retried: (type, attempt, deferMs, error) => {
+          metrics.retried(type);
+          o.onEvent('retry', { id, type, attempt, deferMs, error });
+        },
+        warn: (message, error) => o.onEvent('warning', { message, id, error }),
+        overdue: (type, message) => {
+          metrics.overdue(type);
+          o.onEvent('warning', { message, id, error: undefined });
+        },
+      }),
     };
   }
 

@@ -78,7 +78,8 @@ export class MemoryBackend implements StoreBackend {
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
     if (this.#space.records.has(id)) return false;
     const { status, stack, info, op } = record;
-    this.#space.put(id, { status, stack, info, op, reservation: null, deferUntil: 0 });
+    const defer = deferUntil(record.deferMs ?? 0);
+    this.#space.put(id, { status, stack, info, op, reservation: null, deferUntil: defer });
     if (record.status === Status.SUBMITTED) this.#space.wakeups.emit('work');
     return true;
   }

@@ -21,13 +21,17 @@ export interface StoredRecord {
 }
 
 /**
- * A new record: always unreserved and not deferred. `op` is the transaction's op name
- * ('' for none; never a NUL), kept beside the runnable index so a scan can say it without
- * reading info.
+ * A new record: always unreserved. `op` is the transaction's op name ('' for none; never a
+ * NUL), kept beside the runnable index so a scan can say it without reading info.
+ * `deferMs` (a whole number of ms, absent or 0 = not deferred) hides it from scans for that
+ * long, counted by the store's own clock inside the insert (stored as `deferUntil`), never
+ * by this client's: a seed's `runAt` / `delayMs`. A repeat after a lost reply finds the id
+ * and answers false, keeping the first insert's deferral.
  */
 export type NewRecord = Pick<StoredRecord, 'status' | 'stack' | 'info'> & {
   readonly status: Status;
   readonly op: string;
+  readonly deferMs?: number;
 };
 
 /** What a fenced write changes. Absent fields stay as they are. */

@@ -3,6 +3,7 @@ import { type FateId, keyedFateId, newFateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { NewRecord, StoreBackend, StoredRecord } from './backend.js';
 import { checkStep, decodeInfo, decodeStack, encodeJson } from './codec.js';
+import { seedDeferMs } from './seed-deferral.js';
 import type { SeedRequest, SeedResult, TxInfo } from './types.js';
 
 /** A backend call asked again while its reply is lost; `onRetry` runs before each repeat. */
@@ -89,6 +90,7 @@ export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
   if (retainMs !== undefined && (!Number.isSafeInteger(retainMs) || retainMs < 0)) {
     throw invalidArgument('retainMs must be an integer >= 0');
   }
+  const deferMs = seedDeferMs(request, now);
   const id = request.key === undefined ? newFateId() : keyedFateId(request.key);
   const info: TxInfo = {
     opName: request.opName,
@@ -106,6 +108,7 @@ export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
       stack: encodeJson('stack', [step]),
       info: encodeJson('info', info),
       op: request.opName,
+      ...(deferMs > 0 ? { deferMs } : {}),
     },
   };
 }

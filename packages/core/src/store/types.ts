@@ -38,6 +38,21 @@ export interface TxInfo {
   /** How long to keep it once finished, ms (set at seed); else the engine's retention. */
   retainMs?: number;
   key?: FateKey;
+  /** Failed attempts of a step whose call is retried (`RetryPolicy`). */
+  retry?: TxRetry;
+}
+
+/** The retry count of one step, stored with the transaction (`info.retry`). */
+export interface TxRetry {
+  /** The step: its depth on the stack (1 = the first step) and its type. */
+  readonly depth: number;
+  readonly type: string;
+  /** Calls of it that failed so far. */
+  readonly attempts: number;
+  /** Calls its policy allows in all. */
+  readonly maxAttempts: number;
+  /** The last few errors, oldest first (bounded: no stacks, short messages). */
+  readonly errors: readonly TxError[];
 }
 
 export type InfoKey = keyof TxInfo;
@@ -52,6 +67,7 @@ export const INFO_KEYS: readonly InfoKey[] = [
   'ageOff',
   'retainMs',
   'key',
+  'retry',
 ];
 
 /** A read-only view of one transaction. An absent id reads UNKNOWN, empty. */
@@ -92,6 +108,16 @@ export interface SeedRequest {
   readonly autoClean?: boolean;
   /** How long to keep it once finished, ms; default: the age-off sweep's retention. */
   readonly retainMs?: number;
+  /**
+   * Hidden from work finders for this long after the insert, ms, by the store's clock
+   * (`seed-deferral.ts`). Not with `runAt`.
+   */
+  readonly delayMs?: number;
+  /**
+   * Runnable from this time (epoch ms or a `Date`), turned into a delay with this client's
+   * estimate of the store's clock (`now()`) as it is seeded. Not with `delayMs`.
+   */
+  readonly runAt?: number | Date;
 }
 
 /** How `ageOff` sweeps. */

@@ -98,6 +98,8 @@ export function repos(
     type: repo.type,
     state: (): JsonValue => repo.state(),
     ...(repo.returnValue ? { returnValue: () => repo.returnValue?.() } : {}),
+    ...(repo.retry ? { retry: repo.retry } : {}),
+    ...(repo.timeoutMs !== undefined ? { timeoutMs: repo.timeoutMs } : {}),
     isReady: async (id, env, c) =>
       overrides.isReady ? overrides.isReady(repo, id, env, c) : repo.isReady(id, env, c),
     call: async (id, env, c) => {

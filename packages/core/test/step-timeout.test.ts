@@ -1,0 +1,149 @@
+// Step timeouts (`step-timeout.ts`) in virtual time: the signal is aborted when the time
+// passes, the attempt fails only once the call settled, and a call that ignores its signal
+// is reported after the grace, never let go of.
+import { FateErrorCode, type JsonValue, OVERDUE_GRACE_MS, type Repo } from '@fate/core';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { callWithin as callWithinSrc } from '../src/engine/step-timeout.js';
+
+/** The unit from source, given a step typed by the built package (the same shape). */
+const callWithin = <T>(
+  repo: Repo<never>,
+  signal: AbortSignal,
+  run: Parameters<typeof callWithinSrc<T>>[2],
+  report: Parameters<typeof callWithinSrc<T>>[3],
+) => callWithinSrc(repo as never, signal, run, report);
+
+const step = (timeoutMs?: number): Repo<never> => ({
+  type: 'slow',
+  ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  isReady: () => 0,
+  call: () => undefined,
+  undo: () => undefined,
+  state: (): JsonValue => ({}),
+});
+
+/** A call that settles only when told to, recording what its signal did. */
+function pending() {
+  let settle!: (v: string) => void;
+  let fail!: (e: unknown) => void;
+  const done = new Promise<string>((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
+  return { done, settle, fail };
+}
+
+describe('step timeouts', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('runs a step without timeoutMs with the run signal itself', async () => {
+    const run = new AbortController();
+    const seen: AbortSignal[] = [];
+    const report = { overdue: vi.fn() };
+    const value = await callWithin(step(), run.signal, (c) => seen.push(c.signal), report);
+    expect(value).toBe(1);
+    expect(seen[0]).toBe(run.signal);
+  });
+
+  it('aborts the signal when the time passes and fails the attempt once the call gave up', async () => {
+    const call = pending();
+    let signal: AbortSignal | undefined;
+    const report = { overdue: vi.fn() };
+    const attempt = callWithin(
+      step(500),
+      new AbortController().signal,
+      (c) => {
+        signal = c.signal;
+        c.signal.addEventListener('abort', () => call.fail(new Error('gave up')));
+        return call.done;
+      },
+      report,
+    );
+    const outcome = attempt.catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(499);
+    expect(signal?.aborted).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(signal?.aborted).toBe(true);
+    const err = (await outcome) as { code?: string; cause?: Error };
+    expect(err.code).toBe(FateErrorCode.STEP_TIMEOUT);
+    expect(err.cause?.message).toBe('gave up');
+    expect(report.overdue).not.toHaveBeenCalled();
+  });
+
+  it('fails an attempt whose call returned after its timeout', async () => {
+    const call = pending();
+    const attempt = callWithin(step(100), new AbortController().signal, () => call.done, {
+      overdue: () => undefined,
+    });
+    const outcome = attempt.catch((e: unknown) => e);
+    await vi.advanceTimersByTimeAsync(150);
+    call.settle('late');
+    expect(((await outcome) as { code?: string }).code).toBe(FateErrorCode.STEP_TIMEOUT);
+  });
+
+  it('waits for a call that ignores its signal, reporting it once after the grace', async () => {
+    const call = pending();
+    const report = { overdue: vi.fn() };
+    let settled = false;
+    const attempt = callWithin(step(100), new AbortController().signal, () => call.done, report);
+    attempt
+      .catch(() => undefined)
+      .finally(() => {
+        settled = true;
+      });
+    await vi.advanceTimersByTimeAsync(100 + OVERDUE_GRACE_MS - 1);
+    expect(report.overdue).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(report.overdue).toHaveBeenCalledTimes(1);
+    expect(report.overdue.mock.calls[0]?.[1]).toMatch(/ignores its signal/);
+    await vi.advanceTimersByTimeAsync(60_000);
+    // still running: the attempt is not over, so nothing may run it again meanwhile
+    expect(settled).toBe(false);
+    expect(report.overdue).toHaveBeenCalledTimes(1);
+    call.settle('at last');
+    await expect(attempt).rejects.toMatchObject({ code: FateErrorCode.STEP_TIMEOUT });
+  });
+
+  it('passes the run signal on, and an abort by it is no timeout', async () => {
+    const run = new AbortController();
+    const call = pending();
+    let signal: AbortSignal | undefined;
+    const attempt = callWithin(
+      step(1_000),
+      run.signal,
+      (c) => {
+        signal = c.signal;
+        c.signal.addEventListener('abort', () => call.fail(c.signal.reason));
+        return call.done;
+      },
+      { overdue: () => undefined },
+    );
+    run.abort(new Error('shutdown'));
+    await expect(attempt).rejects.toThrow('shutdown');
+    expect(signal?.aborted).toBe(true);
+    await vi.advanceTimersByTimeAsync(5_000); // its timer was cleared: nothing fires late
+  });
+
+  it('answers a call that ends in time as it ended, and clears its timer', async () => {
+    const attempt = callWithin(step(1_000), new AbortController().signal, async () => 'ok', {
+      overdue: () => undefined,
+    });
+    await expect(attempt).resolves.toBe('ok');
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it.each([0, -1, Number.NaN, 25 * 60 * 60_000])(
+    'refuses timeoutMs %s as a mistake of the step',
+    async (ms) => {
+      const attempt = callWithin(step(ms), new AbortController().signal, () => 1, {
+        overdue: () => undefined,
+      });
+      await expect(attempt).rejects.toMatchObject({ code: FateErrorCode.INVALID_ARGUMENT });
+    },
+  );
+});
