@@ -5,11 +5,11 @@ import type { RedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
-import { checkLayout, LAYOUT_SCRIPT } from './redis-layout.js';
 import { LIVENESS_SCRIPTS } from './redis-liveness.js';
-import { SCAN_SCRIPT } from './redis-runnable.js';
+import { checkLayout, LAYOUT_SCRIPT } from './redis-migrations.js';
+import { RECORD_SCRIPTS } from './redis-record-scripts.js';
+import { SCAN_SCRIPT } from './redis-scan.js';
 import type { RedisClient } from './redis-script.js';
-import { RECORD_SCRIPTS } from './redis-scripts.js';
 
 const ALL_SCRIPTS = [
   ...Object.values(RECORD_SCRIPTS),

@@ -13,7 +13,7 @@ import {
   stopProcesses,
 } from '@fate/conformance/harness';
 import { openStore, Status } from '@fate/core';
-import { redisKeys } from '@fate/store-redis';
+import { redisKeys } from '@fate/store-redis/internal';
 import { type RedisCluster, type RedisShard, startRedisCluster } from '@fate/test-services';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
