@@ -14,12 +14,8 @@ import {
 } from './zk-native.js';
 import { ZkSession } from './zk-session.js';
 
-/**
- * Requests kept in flight at once by scans, listings and repairs: one session's requests are
- * answered in the order sent, so a window of them costs about one round trip, not one each.
- */
+/** Requests in flight at once by scans, listings and repairs (`pipelined`, see below). */
 export const PIPELINE_DEPTH = 64;
-
 /** `mapLimit`, named for what it does here: requests pipelined on one session. */
 export const pipelined = mapLimit;
 
