@@ -16,9 +16,8 @@ import type {
   StoreCapabilities,
   StoredRecord,
 } from '@fate/core';
-import { declareCapabilities } from '@fate/core';
+import { declareCapabilities, ServerClock } from '@fate/core';
 import { redisAgeOffDue, redisCounts, redisListPage } from './redis-admin.js';
-import { ServerClock } from './redis-clock.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';

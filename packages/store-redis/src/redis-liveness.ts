@@ -1,5 +1,4 @@
-import type { InstanceRecord } from '@fate/core';
-import type { ServerClock } from './redis-clock.js';
+import type { InstanceRecord, ServerClock } from '@fate/core';
 import type { RedisKeys } from './redis-keys.js';
 import { LUA_SERVER_NOW } from './redis-lua-fragments.js';
 import { type RedisClient, RedisScript } from './redis-script.js';

@@ -1,6 +1,6 @@
+import type { ServerClock } from '@fate/core';
 import { FateError, FateErrorCode } from '@fate/core';
 import type { Cluster, Redis } from 'ioredis';
-import type { ServerClock } from './redis-clock.js';
 import type { RedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';

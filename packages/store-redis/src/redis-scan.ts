@@ -1,5 +1,4 @@
-import type { BackendScan, IdRange } from '@fate/core';
-import type { ServerClock } from './redis-clock.js';
+import type { BackendScan, IdRange, ServerClock } from '@fate/core';
 import { ID_LENGTH, idBounds, type ShardKeys } from './redis-keys.js';
 import { indexPrelude, LUA_SERVER_NOW } from './redis-lua-fragments.js';
 import { type RedisClient, RedisScript } from './redis-script.js';
