@@ -22,7 +22,7 @@ export default defineConfig({
   },
   test: {
     include: [
-      'packages/core/test/*.stryker.ts',
+      'packages/conformance/test/*.stryker.ts',
       'packages/store-sqlite/test/*.stryker.ts',
       'packages/core/test/core-units.test.ts',
       'packages/core/test/engine-units.test.ts',

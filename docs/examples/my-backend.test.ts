@@ -1,17 +1,14 @@
 // A backend author's whole conformance test file (vitest): both shared suites, unchanged.
 
-import {
-  type ConformanceTarget,
-  runEngineConformance,
-  runStoreConformance,
-} from '@fate/conformance';
-import { type FateId, MemoryBackend } from '@fate/core';
+import { randomUUID } from 'node:crypto';
+import { type ConformanceTarget, runConformance } from '@fate/conformance';
+import { dropMemoryNamespace, type FateId, MemoryBackend } from '@fate/core';
 
 const target: ConformanceTarget = {
   name: 'my-store',
-  // Called for every test group: a fresh, isolated data set each time.
+  // Called once per test (before it; destroy() after it): a fresh, isolated data set.
   factory: async () => {
-    const namespace = `t-${Math.random().toString(36).slice(2)}`;
+    const namespace = `t-${randomUUID()}`; // your own file, key prefix, schema or chroot
     const backend = new MemoryBackend(namespace); // replace with your StoreBackend
     return {
       // every call is another client on the same data, as another process would be:
@@ -21,10 +18,13 @@ const target: ConformanceTarget = {
       corrupt: async (id: FateId, field) => backend.corrupt(id, field),
       // what the store still holds besides its fixed skeleton (a key, row or node a line)
       leftovers: async () => backend.leftovers(),
-      destroy: async () => {},
+      // a URL openStore accepts for this data: child processes open the store with it
+      // (the memory store is one process's, so its process cases are skipped anyway)
+      url: `memory:${namespace}`,
+      // free the data and whatever the fixture started
+      destroy: async () => dropMemoryNamespace(namespace),
     };
   },
 };
 
-runStoreConformance(target);
-runEngineConformance(target);
+runConformance(target);

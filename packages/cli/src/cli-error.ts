@@ -2,8 +2,8 @@
 export const CliErrorCode = {
   /** The command line itself is wrong: unknown command or option, missing or bad value. */
   USAGE: 'FATE_CLI_USAGE',
-  /** A demo worker process did not start, or every one exited before the orders finished. */
-  DEMO_WORKERS_FAILED: 'FATE_DEMO_WORKERS_FAILED',
+  /** A demo process did not start, or every one exited before the orders finished. */
+  DEMO_PROCESSES_FAILED: 'FATE_DEMO_PROCESSES_FAILED',
   /** `fate ui` was asked to serve in a way that would expose the store (see `checkUiOptions`). */
   UI_UNSAFE: 'FATE_UI_UNSAFE',
 } as const;

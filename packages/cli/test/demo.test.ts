@@ -27,7 +27,7 @@ async function paste(line: string, cwd: string): Promise<string> {
   return stdout;
 }
 
-/** Processes whose command line mentions `text` (the demo's workers carry the store URL). */
+/** Processes whose command line mentions `text` (the demo's processes carry the store URL). */
 async function processesWith(text: string): Promise<string[]> {
   const { stdout } = await sh('ps', ['-eo', 'args']);
   return stdout.split('\n').filter((line) => line.includes(text) && !line.startsWith('ps '));
@@ -39,12 +39,12 @@ it('runs the demo end to end on a fresh SQLite file and prints the commands to l
     const run = await fate(['demo', '--orders', '200'], { cwd, timeoutMs: 90_000 });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/SIGKILL worker-\d while it held \d+ transactions/);
+    expect(run.stdout).toMatch(/SIGKILL process-\d while it held \d+ transactions/);
     expect(run.stdout).toMatch(RUN_COUNTS);
     const [, op, ok, failed, undone, other] = RUN_COUNTS.exec(run.stdout) ?? [];
     expect([ok, failed, undone, other]).toEqual(['180', '20', '20', '0']);
     expect(run.stdout).toMatch(
-      /recovery after SIGKILL of worker-\d: \d+ ms \(resumed on worker-\d\)/,
+      /recovery after SIGKILL of process-\d: \d+ ms \(resumed on process-\d\)/,
     );
     expect(run.stdout).toMatch(/throughput: 200 transactions in [\d.]+ s/);
     expect(await processesWith(cwd)).toEqual([]);

@@ -2,7 +2,8 @@ import type { FateId, FatesStore, StoreBackend, StoreOptions } from '@fate/core'
 
 /**
  * One fresh, isolated data set (own file, key prefix or chroot) and the means to open
- * clients on it. The suites call `factory()` for every test group.
+ * clients on it. The suites call `factory()` once per test, before it, and `destroy()`
+ * after it.
  */
 export interface StoreFixture {
   /**
@@ -34,7 +35,7 @@ export interface StoreFixture {
   destroy(): Promise<void>;
 }
 
-/** What a backend author passes to the suites: `runStoreConformance({ name, factory })`. */
+/** What a backend author passes to the suites: `runConformance({ name, factory })`. */
 export interface ConformanceTarget {
   readonly name: string;
   factory(): Promise<StoreFixture>;

@@ -50,12 +50,21 @@ export { openClient } from './store/context.js';
 export { storeQueryTests } from './store/queries.js';
 
 /**
- * The store conformance suite: every backend runs it unchanged, from one vitest file.
- * Groups are skipped only from the capabilities the backend declares.
+ * Both conformance suites, the store's then the engine's: a backend's whole conformance test
+ * file is one call. Cases are skipped only from the capabilities the backend declares.
  *
  * @example
  * // my-store.test.ts
- * runStoreConformance({ name: 'my-store', factory: async () => myFixture() });
+ * runConformance({ name: 'my-store', factory: async () => myFixture() });
+ */
+export function runConformance(target: ConformanceTarget): void {
+  runStoreConformance(target);
+  runEngineConformance(target);
+}
+
+/**
+ * The store conformance suite: every backend runs it unchanged, from one vitest file.
+ * Cases are skipped only from the capabilities the backend declares.
  */
 export function runStoreConformance(target: ConformanceTarget): void {
   describe(`${target.name}: store conformance`, () => {

@@ -20,6 +20,7 @@ export type { JsonValue } from './json.js';
 export { mapLimit } from './map-limit.js';
 export { dropMemoryNamespace, MemoryBackend } from './memory/memory-backend.js';
 export * from './partition.js';
+export { ServerClock } from './server-clock.js';
 export * from './status.js';
 export * from './step.js';
 export type {

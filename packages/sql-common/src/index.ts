@@ -15,7 +15,7 @@ export {
   createReservedIndex,
   createRunnableIndex,
   createStatusOpIndex,
-} from './sql-layout.js';
+} from './sql-migrations.js';
 export { NamedQuery } from './sql-named.js';
 export {
   type FateQueries,

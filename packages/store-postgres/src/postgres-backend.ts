@@ -15,6 +15,7 @@ import {
   type RecordWrite,
   type Reservation,
   type ReservationFilter,
+  ServerClock,
   Status,
   type StoreBackend,
   type StoreCapabilities,
@@ -33,7 +34,6 @@ import {
 } from '@fate/sql-common';
 import pg from 'pg';
 import { type PostgresAdmin, postgresAdmin } from './postgres-admin.js';
-import { ServerClock } from './postgres-clock.js';
 import { type ResolvedPostgresConfig, redact } from './postgres-config.js';
 import { toStoreError } from './postgres-errors.js';
 import { migrate } from './postgres-migrations.js';
@@ -149,7 +149,7 @@ export class PostgresBackend implements StoreBackend {
           this.#calibrating = false;
         });
     }
-    return this.#clock.now();
+    return Math.round(this.#clock.now());
   }
 
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
@@ -282,7 +282,7 @@ export class PostgresBackend implements StoreBackend {
       const sentAt = performance.now();
       const args = { lockId, state, ttlMs: Math.ceil(ttlMs) };
       const [row] = await statements.heartbeat.rows(control, args);
-      if (row) this.#clock.reading(row.now, sentAt);
+      if (row) this.#clock.observe(row.now, sentAt);
     });
   }
 
@@ -303,7 +303,7 @@ export class PostgresBackend implements StoreBackend {
   async #calibrate(pool: pg.Pool, statements: PostgresStatements): Promise<void> {
     const sentAt = performance.now();
     const [row] = await statements.now.rows(pool, {});
-    if (row) this.#clock.reading(row.now, sentAt);
+    if (row) this.#clock.observe(row.now, sentAt);
   }
 
   #clientConfig(max: number): pg.PoolConfig {

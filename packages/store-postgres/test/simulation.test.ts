@@ -1,19 +1,12 @@
 import { runSimulationSuite } from '@fate/conformance/simulation';
 import { startPostgres } from '@fate/test-services';
-import { afterAll } from 'vitest';
+import { useService } from '@fate/test-services/use-service';
 import { postgresFixture } from './postgres-fixture.js';
 
 // One database for the file; every run gets its own schema in it.
-let service: ReturnType<typeof startPostgres> | undefined;
-
-afterAll(async () => {
-  await (await service)?.stop();
-});
+const postgres = useService(() => startPostgres());
 
 runSimulationSuite({
   name: 'postgres',
-  factory: async () => {
-    service ??= startPostgres();
-    return postgresFixture((await service).url);
-  },
+  factory: async () => postgresFixture((await postgres()).url),
 });

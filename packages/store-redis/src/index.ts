@@ -7,6 +7,5 @@ export {
   type RedisNode,
   resolveRedisConfig,
 } from './redis-config.js';
-export { type RedisKeys, redisKeys, type ShardKeys } from './redis-keys.js';
-export { MAX_SHARDS, slotOfTag } from './redis-shards.js';
+export { MAX_SHARDS } from './redis-shards.js';
 export { createRedisBackend, createRedisStore, createStoreBackend } from './redis-store.js';

@@ -16,20 +16,19 @@ import type {
   StoreCapabilities,
   StoredRecord,
 } from '@fate/core';
-import { declareCapabilities } from '@fate/core';
-import { ServerClock } from './redis-clock.js';
+import { declareCapabilities, ServerClock } from '@fate/core';
+import { redisAgeOffDue, redisCounts, redisListPage } from './redis-admin.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
 import { type RedisKeys, recordScriptKeys, redisKeys, type ShardKeys } from './redis-keys.js';
 import * as liveness from './redis-liveness.js';
 import { openClient } from './redis-open.js';
-import { redisAgeOffDue, redisCounts, redisListPage } from './redis-queries.js';
+import { RECORD_SCRIPTS } from './redis-record-scripts.js';
 import { listShard, RECORD_FIELDS, reservedRecord, toRecord } from './redis-records.js';
-import { shardReservations } from './redis-reserved.js';
-import { scanRunnable } from './redis-runnable.js';
+import { shardReservations } from './redis-reservations.js';
+import { scanRunnable } from './redis-scan.js';
 import type { RedisClient } from './redis-script.js';
-import { RECORD_SCRIPTS } from './redis-scripts.js';
 import { RedisWakeups } from './redis-wakeups.js';
 
 /**

@@ -1,7 +1,6 @@
-import type { InstanceRecord } from '@fate/core';
-import type { ServerClock } from './redis-clock.js';
+import type { InstanceRecord, ServerClock } from '@fate/core';
 import type { RedisKeys } from './redis-keys.js';
-import { LUA_SERVER_NOW } from './redis-lua.js';
+import { LUA_SERVER_NOW } from './redis-lua-fragments.js';
 import { type RedisClient, RedisScript } from './redis-script.js';
 
 // Liveness records are opaque to the store: a key per lock id holding the guard's state,

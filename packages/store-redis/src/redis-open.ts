@@ -1,15 +1,15 @@
+import type { ServerClock } from '@fate/core';
 import { FateError, FateErrorCode } from '@fate/core';
 import type { Cluster, Redis } from 'ioredis';
-import type { ServerClock } from './redis-clock.js';
 import type { RedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
 import type { RedisKeys } from './redis-keys.js';
-import { checkLayout, LAYOUT_SCRIPT } from './redis-layout.js';
 import { LIVENESS_SCRIPTS } from './redis-liveness.js';
-import { SCAN_SCRIPT } from './redis-runnable.js';
+import { checkLayout, LAYOUT_SCRIPT } from './redis-migrations.js';
+import { RECORD_SCRIPTS } from './redis-record-scripts.js';
+import { SCAN_SCRIPT } from './redis-scan.js';
 import type { RedisClient } from './redis-script.js';
-import { RECORD_SCRIPTS } from './redis-scripts.js';
 
 const ALL_SCRIPTS = [
   ...Object.values(RECORD_SCRIPTS),

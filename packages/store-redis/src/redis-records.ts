@@ -1,7 +1,7 @@
 import { STORED_STATUSES, type Status, type StoredRecord } from '@fate/core';
 import type { ShardKeys } from './redis-keys.js';
+import { RECORD_SCRIPTS } from './redis-record-scripts.js';
 import type { RedisClient } from './redis-script.js';
-import { RECORD_SCRIPTS } from './redis-scripts.js';
 
 /** The hash fields `read` and `list` fetch, in this order. */
 export const RECORD_FIELDS = [

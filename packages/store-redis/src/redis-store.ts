@@ -7,7 +7,7 @@ import { parseRedisUrl, type RedisConfigInput } from './redis-config.js';
  * `rediss://` for TLS) or config fields. The store is open when the promise resolves.
  *
  * @example
- * const store = await createRedisStore('redis://127.0.0.1:6379?prefix=jobs', { instanceId: 'worker-1' });
+ * const store = await createRedisStore('redis://127.0.0.1:6379?prefix=jobs', { instanceId: 'engine-1' });
  */
 export async function createRedisStore(
   config: RedisConfigInput,

@@ -1,27 +1,13 @@
-import { runEngineConformance, runStoreConformance } from '@fate/conformance';
-import { type RedisCluster, startRedisCluster } from '@fate/test-services';
-import { afterAll, beforeAll } from 'vitest';
+import { runConformance } from '@fate/conformance';
+import { startRedisCluster } from '@fate/test-services';
+import { useService } from '@fate/test-services/use-service';
 import { redisFixture } from './redis-fixture.js';
 
 // Both suites, unchanged, on a Redis Cluster of 3 masters (no replicas: failover is
 // redis-failover.test.ts's business), with the store cut into 3 shards, one per master.
-let cluster: Promise<RedisCluster> | undefined;
-const redisCluster = () => {
-  cluster ??= startRedisCluster({ masters: 3, replicasPerMaster: 0 });
-  return cluster;
-};
+const cluster = useService(() => startRedisCluster({ masters: 3, replicasPerMaster: 0 }));
 
-beforeAll(async () => {
-  await redisCluster();
-});
-
-afterAll(async () => {
-  await (await cluster)?.stop();
-});
-
-const target = {
+runConformance({
   name: 'redis-cluster',
-  factory: async () => redisFixture((await redisCluster()).url, 3),
-};
-runStoreConformance(target);
-runEngineConformance(target);
+  factory: async () => redisFixture((await cluster()).url, 3),
+});

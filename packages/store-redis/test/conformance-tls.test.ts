@@ -1,28 +1,16 @@
-import { runEngineConformance, runStoreConformance } from '@fate/conformance';
-import { type RedisTlsTestService, startRedisTls } from '@fate/test-services';
-import { afterAll, beforeAll } from 'vitest';
+import { runConformance } from '@fate/conformance';
+import { startRedisTls } from '@fate/test-services';
+import { useService } from '@fate/test-services/use-service';
 import { storeUser, storeUserRules } from './redis-acl.js';
 import { redisFixture } from './redis-fixture.js';
 
 // Both suites over TLS (rediss://, the server's certificate checked against a CA made at
 // test time), each fixture as an ACL user that may touch only its own prefix's keys and
 // channel, with only the commands a store sends.
-let service: Promise<RedisTlsTestService> | undefined;
-const redisService = () => {
-  service ??= startRedisTls();
-  return service;
-};
-
-beforeAll(async () => {
-  await redisService();
-});
-
-afterAll(async () => {
-  await (await service)?.stop();
-});
+const redisTls = useService(() => startRedisTls());
 
 const factory = async () => {
-  const redis = await redisService();
+  const redis = await redisTls();
   return redisFixture(redis.url, 1, {
     adminUrl: redis.plainUrl,
     async storeBase(prefix) {
@@ -33,5 +21,4 @@ const factory = async () => {
   });
 };
 
-runStoreConformance({ name: 'redis over TLS as a least-privilege ACL user', factory });
-runEngineConformance({ name: 'redis over TLS as a least-privilege ACL user', factory });
+runConformance({ name: 'redis over TLS as a least-privilege ACL user', factory });

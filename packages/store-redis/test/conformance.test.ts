@@ -1,24 +1,9 @@
-import { runEngineConformance, runStoreConformance } from '@fate/conformance';
+import { runConformance } from '@fate/conformance';
 import { startRedis } from '@fate/test-services';
-import { afterAll, beforeAll } from 'vitest';
+import { useService } from '@fate/test-services/use-service';
 import { redisFixture } from './redis-fixture.js';
 
 // One private Redis for the whole file; every fixture gets its own key prefix in it.
-let service: ReturnType<typeof startRedis> | undefined;
-const redisService = () => {
-  service ??= startRedis();
-  return service;
-};
+const redis = useService(() => startRedis());
 
-beforeAll(async () => {
-  await redisService();
-});
-
-afterAll(async () => {
-  await (await service)?.stop();
-});
-
-const factory = async () => redisFixture((await redisService()).url);
-
-runStoreConformance({ name: 'redis', factory });
-runEngineConformance({ name: 'redis', factory });
+runConformance({ name: 'redis', factory: async () => redisFixture((await redis()).url) });

@@ -5,8 +5,8 @@ import {
   createStoreBackend,
   parseRedisUrl,
   RedisBackend,
-  redisKeys,
 } from '@fate/store-redis';
+import { redisKeys } from '@fate/store-redis/internal';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { codeOf, newPrefix, step, useRedis } from './redis-context.js';

@@ -9,11 +9,11 @@ import {
   overlappingRuns,
   procStep,
   readStepRuns,
-  startEngineWorker,
-  stopWorkers,
+  startEngineProcess,
+  stopProcesses,
 } from '@fate/conformance/harness';
 import { openStore, Status } from '@fate/core';
-import { redisKeys } from '@fate/store-redis';
+import { redisKeys } from '@fate/store-redis/internal';
 import { type RedisCluster, type RedisShard, startRedisCluster } from '@fate/test-services';
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -81,7 +81,7 @@ it('finishes everything when a master is SIGKILLed mid-run and its replica takes
     // the seeds are on the replicas: what the kill can lose is progress, not transactions
     await replicasCaughtUp();
     for (const name of ['w1', 'w2', 'w3']) {
-      children.push(await startEngineWorker(url, name, log, { livenessMs: LIVENESS_MS }));
+      children.push(await startEngineProcess(url, name, log, { livenessMs: LIVENESS_MS }));
     }
     await eventually(
       'a third of the steps ran',
@@ -135,7 +135,7 @@ it('finishes everything when a master is SIGKILLed mid-run and its replica takes
     const exited = children.filter((c) => c.exitCode !== null || c.signalCode !== null);
     expect(exited.length, 'engines that exited during the failover').toBe(0);
   } finally {
-    await Promise.allSettled([stopWorkers(children), client.close()]);
+    await Promise.allSettled([stopProcesses(children), client.close()]);
     rmSync(dir, { recursive: true, force: true });
   }
 }, 120_000); // the bounded waits above fail first, with what they saw

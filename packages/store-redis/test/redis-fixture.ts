@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
 import { createFatesStore } from '@fate/core';
-import { RedisBackend, redisKeys } from '@fate/store-redis';
+import { RedisBackend } from '@fate/store-redis';
+import { redisKeys } from '@fate/store-redis/internal';
 import { Cluster, Redis } from 'ioredis';
 
 /** How a fixture's store and admin clients connect, when not both to `base` as is. */

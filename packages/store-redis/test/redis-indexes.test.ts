@@ -1,5 +1,6 @@
 import { type FateId, type NewRecord, newFateId, Status } from '@fate/core';
-import { RedisBackend, redisKeys } from '@fate/store-redis';
+import { RedisBackend } from '@fate/store-redis';
+import { redisKeys } from '@fate/store-redis/internal';
 import { describe, expect, it } from 'vitest';
 import { newPrefix, step, useRedis } from './redis-context.js';
 

@@ -1,5 +1,6 @@
 import { type FateId, newFateId, partitionRange, Status } from '@fate/core';
-import { parseRedisUrl, redisKeys, slotOfTag } from '@fate/store-redis';
+import { parseRedisUrl } from '@fate/store-redis';
+import { redisKeys, slotOfTag } from '@fate/store-redis/internal';
 import { describe, expect, it } from 'vitest';
 import { codeOf, newPrefix, step, useRedis } from './redis-context.js';
 

@@ -1,22 +1,15 @@
 import { runSimulationSuite } from '@fate/conformance/simulation';
 import { startRedis } from '@fate/test-services';
-import { afterAll } from 'vitest';
+import { useService } from '@fate/test-services/use-service';
 import { redisFixture } from './redis-fixture.js';
 
 // One private Redis for the file; every run gets its own key prefix in it.
-let service: ReturnType<typeof startRedis> | undefined;
-
-afterAll(async () => {
-  await (await service)?.stop();
-});
+const redis = useService(() => startRedis());
 
 runSimulationSuite(
   {
     name: 'redis',
-    factory: async () => {
-      service ??= startRedis();
-      return redisFixture((await service).url);
-    },
+    factory: async () => redisFixture((await redis()).url),
     // two runs: one took ~14 s here, against 4-12 s on the other stores
   },
   { seeds: 2 },

@@ -1,5 +1,4 @@
-import { runEngineConformance, runStoreConformance } from '@fate/conformance';
+import { runConformance } from '@fate/conformance';
 import { sqliteFixture } from './sqlite-fixture.js';
 
-runStoreConformance({ name: 'sqlite', factory: async () => sqliteFixture() });
-runEngineConformance({ name: 'sqlite', factory: async () => sqliteFixture() });
+runConformance({ name: 'sqlite', factory: async () => sqliteFixture() });

@@ -10,7 +10,4 @@ export {
   resolveZkConfig,
   type ZkConfig,
 } from './zk-config.js';
-export { BUCKETS, bucketOf, bucketsFor, MARKER_BUCKETS } from './zk-layout.js';
-export { MARKER_GRACE_MS } from './zk-markers.js';
-export { ENVELOPE_RESERVE } from './zk-record.js';
 export { createStoreBackend, createZkBackend, createZkStore } from './zk-store.js';

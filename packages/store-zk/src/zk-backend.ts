@@ -13,20 +13,20 @@ import type {
   StoredRecord,
 } from '@fate/core';
 import { declareCapabilities, FateError, FateErrorCode } from '@fate/core';
-import { ZkBatchMarkers } from './zk-batches.js';
+import { ZkBatchMarkers } from './zk-batch-markers.js';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
-import { ZkInserter } from './zk-insert.js';
+import { ZkInserter } from './zk-inserter.js';
 import { ZkLayout } from './zk-layout.js';
 import { ZkLiveness } from './zk-liveness.js';
-import { ENVELOPE_RESERVE } from './zk-record.js';
+import { openTree } from './zk-migrations.js';
+import { ENVELOPE_RESERVE } from './zk-record-codec.js';
 import { ZkRecords } from './zk-records.js';
-import { ZkReservationIndex } from './zk-reserved.js';
-import { ZkRunnableIndex } from './zk-runnable.js';
-import { ZkScanner } from './zk-scan.js';
-import { openTree } from './zk-setup.js';
+import { ZkReservationIndex } from './zk-reservation-index.js';
+import { ZkRunnableIndex } from './zk-runnable-index.js';
+import { ZkScanner } from './zk-scanner.js';
 import { ZkWakeups } from './zk-wakeups.js';
-import { ZkWriter } from './zk-writes.js';
+import { ZkWriter } from './zk-writer.js';
 
 /**
  * The ZooKeeper backend: one znode per transaction under 256 buckets by id prefix, every

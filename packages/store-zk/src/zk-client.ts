@@ -1,4 +1,4 @@
-import { FateErrorCode, isFateError } from '@fate/core';
+import { FateErrorCode, isFateError, mapLimit } from '@fate/core';
 import type { ZkAuth } from './zk-auth.js';
 import { localNow, ZkClock } from './zk-clock.js';
 import type { ResolvedZkConfig } from './zk-config.js';
@@ -13,6 +13,11 @@ import {
   type ZkStat,
 } from './zk-native.js';
 import { ZkSession } from './zk-session.js';
+
+/** Requests in flight at once by scans, listings and repairs (`pipelined`, see below). */
+export const PIPELINE_DEPTH = 64;
+/** `mapLimit`, named for what it does here: requests pipelined on one session. */
+export const pipelined = mapLimit;
 
 /**
  * The requests this backend makes, on one session at a time (`ZkSession`). Every request

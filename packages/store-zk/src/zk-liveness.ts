@@ -1,9 +1,8 @@
 import type { InstanceRecord } from '@fate/core';
-import type { ZkClient } from './zk-client.js';
+import { PIPELINE_DEPTH, pipelined, type ZkClient } from './zk-client.js';
 import { unavailable } from './zk-errors.js';
 import type { ZkLayout } from './zk-layout.js';
 import { millis } from './zk-native.js';
-import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
 
 /** What a liveness node holds. */
 interface Beat {

@@ -1,4 +1,4 @@
-import type { ReadRecord } from './zk-record.js';
+import type { ReadRecord } from './zk-record-codec.js';
 
 /** Bytes of record data the cache may hold. */
 const BUDGET_BYTES = 32 * 1024 * 1024;

@@ -1,11 +1,15 @@
 import type { StoredRecord } from '@fate/core';
-import type { ZkClient } from './zk-client.js';
+import { PIPELINE_DEPTH, pipelined, type ZkClient } from './zk-client.js';
 import { unavailable } from './zk-errors.js';
 import { BUCKETS, bucketOf, type ZkLayout } from './zk-layout.js';
 import { millis, type ZkStat } from './zk-native.js';
-import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
-import { checkRequestSize, decodeRecord, encodeRecord, type ReadRecord } from './zk-record.js';
 import { ZkRecordCache } from './zk-record-cache.js';
+import {
+  checkRequestSize,
+  decodeRecord,
+  encodeRecord,
+  type ReadRecord,
+} from './zk-record-codec.js';
 
 /**
  * What an update decides after reading the current record. A `put` with `deferMs`

@@ -1,28 +1,14 @@
-import { runEngineConformance, runStoreConformance } from '@fate/conformance';
-import { startZooKeeperEnsemble, type ZooKeeperEnsemble } from '@fate/test-services';
-import { afterAll, beforeAll } from 'vitest';
+import { runConformance } from '@fate/conformance';
+import { startZooKeeperEnsemble } from '@fate/test-services';
+import { useService } from '@fate/test-services/use-service';
 import { zkFixture } from './zk-fixture.js';
 
 // Both suites, unchanged, on a three-server ensemble: every client's connect string names
 // all three servers, so sessions land on followers and the leader alike and every write
 // goes through the ensemble's quorum. Losing the leader is zk-ensemble.test.ts's business.
-let ensemble: Promise<ZooKeeperEnsemble> | undefined;
-const zookeeperEnsemble = () => {
-  ensemble ??= startZooKeeperEnsemble();
-  return ensemble;
-};
+const ensemble = useService(() => startZooKeeperEnsemble());
 
-beforeAll(async () => {
-  await zookeeperEnsemble();
-});
-
-afterAll(async () => {
-  await (await ensemble)?.stop();
-});
-
-const target = {
+runConformance({
   name: 'zookeeper-ensemble',
-  factory: async () => zkFixture((await zookeeperEnsemble()).url),
-};
-runStoreConformance(target);
-runEngineConformance(target);
+  factory: async () => zkFixture((await ensemble()).url),
+});

@@ -1,19 +1,12 @@
 import { runSimulationSuite } from '@fate/conformance/simulation';
-import { startZooKeeper, type TestService } from '@fate/test-services';
-import { afterAll } from 'vitest';
+import { startZooKeeper } from '@fate/test-services';
+import { useService } from '@fate/test-services/use-service';
 import { zkFixture } from './zk-fixture.js';
 
 // One ZooKeeper for the file; every run gets its own chroot on it.
-let service: Promise<TestService> | undefined;
-
-afterAll(async () => {
-  await (await service)?.stop();
-});
+const zookeeper = useService(() => startZooKeeper());
 
 runSimulationSuite({
   name: 'zookeeper',
-  factory: async () => {
-    service ??= startZooKeeper();
-    return zkFixture((await service).url);
-  },
+  factory: async () => zkFixture((await zookeeper()).url),
 });

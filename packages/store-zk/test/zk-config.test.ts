@@ -1,13 +1,7 @@
 import { inspect } from 'node:util';
 import { FateError, partitionRange } from '@fate/core';
-import {
-  bucketsFor,
-  createStoreBackend,
-  createZkStore,
-  MARKER_BUCKETS,
-  parseZkUrl,
-  resolveZkConfig,
-} from '@fate/store-zk';
+import { createStoreBackend, createZkStore, parseZkUrl, resolveZkConfig } from '@fate/store-zk';
+import { bucketsFor, MARKER_BUCKETS } from '@fate/store-zk/internal';
 import { freePort } from '@fate/test-services';
 import { describe, expect, it } from 'vitest';
 import { rejection, syncRejection } from './zk-fixture.js';

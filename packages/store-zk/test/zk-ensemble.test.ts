@@ -10,8 +10,8 @@ import {
   procStep,
   readStepRuns,
   type StepRun,
-  startEngineWorker,
-  stopWorkers,
+  startEngineProcess,
+  stopProcesses,
 } from '@fate/conformance/harness';
 import { type FateId, type FatesStore, openStore, Status } from '@fate/core';
 import { startZooKeeperEnsemble, type ZooKeeperEnsemble } from '@fate/test-services';
@@ -75,7 +75,7 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
     store = await openStore(url);
     const client = store;
     for (const name of ['w1', 'w2', 'w3']) {
-      children.push(await startEngineWorker(url, name, log, { livenessMs: LIVENESS_MS }));
+      children.push(await startEngineProcess(url, name, log, { livenessMs: LIVENESS_MS }));
     }
     const ids = await mapLimit(
       Array.from({ length: TXS }),
@@ -125,7 +125,7 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
     // no engine crashed on the lost connection
     for (const c of children) expect([c.exitCode, c.signalCode]).toEqual([null, null]);
   } finally {
-    await stopWorkers(children);
+    await stopProcesses(children);
     await store?.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -9,8 +9,8 @@ import {
   overlappingRuns,
   procStep,
   readStepRuns,
-  startEngineWorker,
-  stopWorkers,
+  startEngineProcess,
+  stopProcesses,
 } from '@fate/conformance';
 import { type FatesStore, instanceIdOf, openStore, Status } from '@fate/core';
 import { startZooKeeper, type ZooKeeperTestService } from '@fate/test-services';
@@ -40,7 +40,7 @@ it('completes everything when one instance’s session expires mid-run, never ru
   try {
     store = await openStore(url);
     for (const name of ['w1', 'w2', 'w3']) {
-      children.push(await startEngineWorker(url, name, log, { livenessMs: LIVENESS_MS }));
+      children.push(await startEngineProcess(url, name, log, { livenessMs: LIVENESS_MS }));
     }
     // a backlog, so w1 is busy when it freezes
     const ids = await mapLimit(
@@ -90,7 +90,7 @@ it('completes everything when one instance’s session expires mid-run, never ru
     await expect.poll(() => store?.isAlive('w1'), { timeout: 10_000 }).toBe(true);
   } finally {
     for (const c of children) if (c.signalCode === null) c.kill('SIGCONT');
-    await stopWorkers(children);
+    await stopProcesses(children);
     await store?.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -6,7 +6,7 @@ import { demoNumber } from './demo-options.js';
 export const demoCommand: Command = {
   name: 'demo',
   usage: 'demo [--store URL] [--orders N] [--processes P] [--timeout S]',
-  summary: 'the main job: worker processes, a SIGKILL, recovery (1000 orders, 3 processes, 120 s)',
+  summary: 'the main job: engine processes, a SIGKILL, recovery (1000 orders, 3 processes, 120 s)',
   options: {
     store: { type: 'string' },
     orders: { type: 'string' },

@@ -5,7 +5,7 @@ export interface DemoOptions {
   readonly store?: string;
   /** Orders to seed; default 1,000. */
   readonly orders?: number;
-  /** Worker processes; default 3. One of them is killed mid-run. */
+  /** Engine processes; default 3. One of them is killed mid-run. */
   readonly processes?: number;
   /** Give up (with an error, never a hang) when the orders have not all finished by then; default 120. */
   readonly timeoutSeconds?: number;

@@ -1,12 +1,12 @@
 import { type FatesStore, Status } from '@fate/core';
 
-/** What one worker process said it finished (a killed worker's last reports are lost). */
+/** What one demo process said it finished (a killed process's last reports are lost). */
 export interface Tally {
   completed: number;
   failed: number;
 }
 
-/** The SIGKILL of one worker and who resumed its work. */
+/** The SIGKILL of one process and who resumed its work. */
 export interface KillRecord {
   readonly instance: string;
   readonly at: number;
@@ -26,7 +26,7 @@ export interface OrderCounts {
   readonly aFailedId?: string;
 }
 
-/** Counts this run's finished orders in the store: the truth, whatever the workers reported. */
+/** Counts this run's finished orders in the store: the truth, whatever the processes reported. */
 export async function countOrders(store: FatesStore, opName: string): Promise<OrderCounts> {
   const rows = await store.list({ statuses: [Status.SUCCESSFUL, Status.FAILED], opName });
   const failed = rows.filter((r) => r.status === Status.FAILED);
@@ -50,7 +50,7 @@ export interface DemoReport {
 export function printReport(r: DemoReport): void {
   const { counts, kill } = r;
   console.log('');
-  console.log('  instance     completed  failed+undone   (as each worker reported)');
+  console.log('  instance     completed  failed+undone   (as each process reported)');
   for (const [instance, t] of [...r.tally.entries()].sort()) {
     const mark = instance === kill?.instance ? '  (killed)' : '';
     console.log(

@@ -13,6 +13,8 @@ import {
 } from '@fate/core';
 import { CliError, CliErrorCode } from '../cli-error.js';
 import { type DemoOptions, demoNumber } from './demo-options.js';
+import type { ProcessMessage } from './demo-process.js';
+import { DemoProcesses } from './demo-processes.js';
 import {
   adminHints,
   countOrders,
@@ -21,22 +23,20 @@ import {
   printReport,
   type Tally,
 } from './demo-report.js';
-import type { WorkerMessage } from './demo-worker.js';
-import { DemoWorkers } from './demo-workers.js';
 import { firstOrderStep } from './order-steps.js';
 import { Progress } from './progress.js';
 
 export type { DemoOptions } from './demo-options.js';
 
-/** Share of the orders finished when one worker is killed. */
+/** Share of the orders finished when one process is killed. */
 const KILL_AT = 0.35;
 
 /**
- * The main job: worker processes share one store, the demo seeds orders (every tenth
- * fails at shipping and is undone), kills one worker mid-way with SIGKILL and reports
+ * The main job: engine processes share one store, the demo seeds orders (every tenth
+ * fails at shipping and is undone), kills one process mid-way with SIGKILL and reports
  * who did what, how long recovery took and the throughput.
  *
- * Completion is counted in the store, never from the workers' messages: a worker killed
+ * Completion is counted in the store, never from the processes' messages: a process killed
  * just after finishing a transaction never reports it. The orders carry an op name unique
  * to the run, so a store that already holds earlier runs counts only this one.
  */
@@ -48,13 +48,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
   const opName = `order-${randomBytes(4).toString('hex')}`;
   const progress = new Progress();
   progress.line(
-    `fate demo: ${orders} orders (op ${opName}), ${processes} worker processes × 8 workers, store ${redactStoreUrl(url)}`,
+    `fate demo: ${orders} orders (op ${opName}), ${processes} processes × 8 workers, store ${redactStoreUrl(url)}`,
   );
   const store = await openStore(url);
   const tally = new Map<string, Tally>();
   let kill: KillRecord | undefined;
   let aFailedId: string | undefined;
-  const workers = new DemoWorkers(url, (m: WorkerMessage) => {
+  const children = new DemoProcesses(url, (m: ProcessMessage) => {
     if (m.kind === 'finished') {
       const t = tally.get(m.instance) ?? { completed: 0, failed: 0 };
       if (m.status === Status.SUCCESSFUL) t.completed++;
@@ -69,13 +69,13 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
   });
 
   try {
-    await workers.start(processes);
+    await children.start(processes);
     const started = Date.now();
     await seedOrders(store, orders, opName);
     progress.line(`  seeded ${orders} orders in ${Date.now() - started} ms`);
-    const counts = await waitForOrders(store, opName, orders, started + timeoutMs, workers, {
+    const counts = await waitForOrders(store, opName, orders, started + timeoutMs, children, {
       async onCount(done) {
-        if (!kill && done >= orders * KILL_AT) kill = await killBusiest(store, workers, progress);
+        if (!kill && done >= orders * KILL_AT) kill = await killBusiest(store, children, progress);
         const note = kill
           ? `(killed ${kill.instance}${kill.resumedAt ? `, recovered in ${kill.resumedAt - kill.at} ms` : ', recovering…'})`
           : '';
@@ -85,12 +85,12 @@ export async function runDemo(options: DemoOptions = {}): Promise<void> {
     const elapsedS = (Date.now() - started) / 1_000;
     aFailedId = counts.aFailedId;
     progress.end();
-    // the workers' last reports arrive while they shut down
-    await workers.stop();
+    // the processes' last reports arrive while they shut down
+    await children.stop();
     printReport({ orders, opName, counts, tally, kill, elapsedS });
   } finally {
     progress.end(); // a failure leaves the bar drawn
-    await workers.stop();
+    await children.stop();
     await store.close();
     console.log('');
     for (const line of adminHints(
@@ -126,14 +126,14 @@ async function seedOrders(store: FatesStore, orders: number, opName: string): Pr
 
 /**
  * Polls the store until every order of this run finished. Bounded: past `deadline`, or
- * when no worker process is left, it fails with what is missing.
+ * when no demo process is left, it fails with what is missing.
  */
 async function waitForOrders(
   store: FatesStore,
   opName: string,
   orders: number,
   deadline: number,
-  workers: DemoWorkers,
+  children: DemoProcesses,
   { onCount }: { onCount(done: number): Promise<void> },
 ): Promise<OrderCounts> {
   for (;;) {
@@ -149,10 +149,10 @@ async function waitForOrders(
         `${missing} within the time allowed; give more with --timeout`,
       );
     }
-    if (workers.running === 0) {
+    if (children.running === 0) {
       throw new CliError(
-        CliErrorCode.DEMO_WORKERS_FAILED,
-        `${missing} and every worker process has exited`,
+        CliErrorCode.DEMO_PROCESSES_FAILED,
+        `${missing} and every demo process has exited`,
       );
     }
     // a full listing costs more on some stores (ZooKeeper reads every record): never poll
@@ -161,24 +161,24 @@ async function waitForOrders(
   }
 }
 
-/** SIGKILLs the worker that holds the most transactions now. */
+/** SIGKILLs the process that holds the most transactions now. */
 async function killBusiest(
   store: FatesStore,
-  workers: DemoWorkers,
+  children: DemoProcesses,
   progress: Progress,
 ): Promise<KillRecord> {
   const held = await store.reservations();
   const counts = new Map<string, number>();
-  // reservations name an incarnation (worker-2@9f2c…); the demo knows its workers by name
-  const workerOf = (r: (typeof held)[number]) => instanceIdOf(r.reservation.lockId);
-  for (const r of held) counts.set(workerOf(r), (counts.get(workerOf(r)) ?? 0) + 1);
-  // the busiest of this demo's workers (another client may hold work on a shared store)
-  const [instance = workers.names[0] ?? 'worker-1'] = [...counts.entries()]
-    .filter(([k]) => workers.names.includes(k))
+  // reservations name an incarnation (process-2@9f2c…); the demo knows its processes by name
+  const holderOf = (r: (typeof held)[number]) => instanceIdOf(r.reservation.lockId);
+  for (const r of held) counts.set(holderOf(r), (counts.get(holderOf(r)) ?? 0) + 1);
+  // the busiest of this demo's processes (another client may hold work on a shared store)
+  const [instance = children.names[0] ?? 'process-1'] = [...counts.entries()]
+    .filter(([k]) => children.names.includes(k))
     .sort((a, b) => b[1] - a[1])
     .map(([k]) => k);
-  const ids = new Set(held.filter((r) => workerOf(r) === instance).map((r) => r.id));
-  workers.kill(instance);
+  const ids = new Set(held.filter((r) => holderOf(r) === instance).map((r) => r.id));
+  children.kill(instance);
   progress.line(`  SIGKILL ${instance} while it held ${ids.size} transactions`);
   return { instance, at: Date.now(), held: ids };
 }

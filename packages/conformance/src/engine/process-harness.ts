@@ -6,9 +6,9 @@ import type { FateId } from '@fate/core';
 export { eventually, mapLimit } from '../util.js';
 
 // Helpers for tests that run fate engines in real child processes; exported so a backend's
-// own process tests (session expiry, restarts) use the same worker and log format.
+// own process tests (session expiry, restarts) use the same engine process and log format.
 
-const WORKER = fileURLToPath(new URL('../child/engine-worker.js', import.meta.url));
+const ENGINE_PROCESS = fileURLToPath(new URL('../child/engine-process.js', import.meta.url));
 
 /** One execution of a step's `call`; `end` is undefined when it never finished. */
 export interface StepRun {
@@ -19,12 +19,13 @@ export interface StepRun {
   readonly end?: number;
 }
 
-export interface EngineWorkerOptions {
+export interface EngineProcessOptions {
   readonly livenessMs: number;
+  /** Workers in the engine's pool (default 8). */
   readonly workers?: number;
   /** For stores `openStore` does not know: a module exporting `createStoreBackend`. */
   readonly backendModule?: string;
-  /** The worker's `Date.now()` runs off by this much, as on a host with a wrong clock. */
+  /** The process's `Date.now()` runs off by this much, as on a host with a wrong clock. */
   readonly clockSkewMs?: number;
 }
 
@@ -32,11 +33,11 @@ export interface EngineWorkerOptions {
  * Forks a `Fate` engine process on `url`, named `name` (its instance id), running `proc`
  * steps (`{ n, total, sleepMs }`) and logging every step run to `log`. Resolves once started.
  */
-export function startEngineWorker(
+export function startEngineProcess(
   url: string,
   name: string,
   log: string,
-  options: EngineWorkerOptions,
+  options: EngineProcessOptions,
 ): Promise<ChildProcess> {
   const args = [
     url,
@@ -47,15 +48,15 @@ export function startEngineWorker(
     options.backendModule ?? '',
   ];
   const env = { ...process.env, FATE_TEST_CLOCK_SKEW_MS: String(options.clockSkewMs ?? 0) };
-  const child = fork(WORKER, args, { stdio: 'inherit', env });
+  const child = fork(ENGINE_PROCESS, args, { stdio: 'inherit', env });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`worker ${name} exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`engine process ${name} exited with ${code}`)));
   });
 }
 
 /**
- * The seed of a `proc` transaction the workers run: `total` steps of `sleepMs` each; with
+ * The seed of a `proc` transaction the engine processes run: `total` steps of `sleepMs` each; with
  * `deferMs`, step 1 first asks to wait that long, once.
  */
 export function procStep(total: number, sleepMs: number, deferMs?: number) {
@@ -123,7 +124,7 @@ export function overlappingRuns(
 }
 
 /** SIGTERM (graceful shutdown), then SIGKILL after `graceMs`; resolves when all exited. */
-export async function stopWorkers(
+export async function stopProcesses(
   children: readonly ChildProcess[],
   graceMs = 15_000,
 ): Promise<void> {
@@ -142,3 +143,9 @@ export async function stopWorkers(
     ),
   );
 }
+
+/**
+ * @deprecated The old name of `stopProcesses` (a process is not a worker): packages/bench
+ * still imports it; remove once it moved.
+ */
+export const stopWorkers = stopProcesses;

@@ -10,8 +10,8 @@ import {
   overlappingRuns,
   procStep,
   readStepRuns,
-  startEngineWorker,
-  stopWorkers,
+  startEngineProcess,
+  stopProcesses,
 } from './process-harness.js';
 
 const LIVENESS_MS = 2_000;
@@ -35,7 +35,7 @@ export function processKillTests(target: ConformanceTarget): void {
       };
       try {
         for (const name of ['w1', 'w2', 'w3'])
-          children.push(await startEngineWorker(url, name, log, options));
+          children.push(await startEngineProcess(url, name, log, options));
         const ids = await mapLimit(
           Array.from({ length: 1_000 }),
           50,
@@ -117,7 +117,7 @@ export function processKillTests(target: ConformanceTarget): void {
         );
         expect(lastMs).toBeLessThanOrEqual(LIVENESS_MS + 1_500);
       } finally {
-        await stopWorkers(children);
+        await stopProcesses(children);
         rmSync(dir, { recursive: true, force: true });
       }
     });

@@ -9,8 +9,8 @@ import {
   procStep,
   readDeferrals,
   readStepRuns,
-  startEngineWorker,
-  stopWorkers,
+  startEngineProcess,
+  stopProcesses,
 } from '../engine/process-harness.js';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, mapLimit, useFixture } from '../store/context.js';
@@ -44,7 +44,7 @@ export function clockSkewTests(target: ConformanceTarget): void {
           ['w3', 0],
         ] as const) {
           children.push(
-            await startEngineWorker(ctx.fixture.url, name, log, { ...base, clockSkewMs }),
+            await startEngineProcess(ctx.fixture.url, name, log, { ...base, clockSkewMs }),
           );
         }
         const ids = await mapLimit(
@@ -81,7 +81,7 @@ export function clockSkewTests(target: ConformanceTarget): void {
           expect(started - deferredAt, id).toBeLessThan(DEFER_MS + 5_000);
         }
       } finally {
-        await stopWorkers(children);
+        await stopProcesses(children);
         rmSync(dir, { recursive: true, force: true });
       }
     });

@@ -12,11 +12,11 @@ export function engineFaultTests(target: ConformanceTarget): void {
     const ctx = useEngines(target);
 
     it('resumes what a process held when it restarts at once under the same instance id', async () => {
-      const before = await ctx.client({ instanceId: 'worker-1', livenessTimeoutMs: 1_000 });
+      const before = await ctx.client({ instanceId: 'engine-1', livenessTimeoutMs: 1_000 });
       await before.registerInstance();
       const { id } = await before.seed({ step: scriptData(2), opName: 'op' });
       await before.reserve(id); // then the process dies: no heartbeat, no release
-      const after = await ctx.engine({}, { instanceId: 'worker-1', livenessTimeoutMs: 1_000 });
+      const after = await ctx.engine({}, { instanceId: 'engine-1', livenessTimeoutMs: 1_000 });
       const result = await after.waitForCompletion(id, { timeoutMs: 10_000 });
       expect(result.status).toBe(Status.SUCCESSFUL);
       expect(ctx.env.log.get(id)).toEqual(['call:1', 'call:2']);

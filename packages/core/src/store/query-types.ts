@@ -15,8 +15,8 @@ export interface ListQuery {
   /** `true`: only reserved transactions; `false`: only unreserved ones. */
   readonly reserved?: boolean;
   /**
-   * Only those reserved by this holder: a lock id (`worker-1@9f2c…`), or an instance id
-   * (`worker-1`: any of its incarnations).
+   * Only those reserved by this holder: a lock id (`engine-1@9f2c…`), or an instance id
+   * (`engine-1`: any of its incarnations).
    */
   readonly holder?: string;
   /** `true`: only deferred ones (`deferUntil` after the store's clock); `false`: the others. */

@@ -1,11 +1,10 @@
 import { type BackendScan, type IdRange, inRange } from '@fate/core';
-import { type BatchMarker, isBatchName, type ZkBatchMarkers } from './zk-batches.js';
-import type { ZkClient } from './zk-client.js';
+import { type BatchMarker, isBatchName, type ZkBatchMarkers } from './zk-batch-markers.js';
+import { PIPELINE_DEPTH, pipelined, type ZkClient } from './zk-client.js';
 import { bucketsFor, MARKER_BUCKETS, type ZkLayout } from './zk-layout.js';
 import type { ZkStat } from './zk-native.js';
-import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
 import type { ZkRecords } from './zk-records.js';
-import { isRunnableStatus, type ZkRunnableIndex } from './zk-runnable.js';
+import { isRunnableStatus, type ZkRunnableIndex } from './zk-runnable-index.js';
 
 /** What a scan learnt about the records it read that are not runnable (index upkeep). */
 interface Seen {

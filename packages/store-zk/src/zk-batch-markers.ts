@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { ZkClient } from './zk-client.js';
+import { PIPELINE_DEPTH, pipelined, type ZkClient } from './zk-client.js';
 import type { ZkLayout } from './zk-layout.js';
 import { MARKER_GRACE_MS } from './zk-markers.js';
 import { millis, type ZkStat } from './zk-native.js';
-import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
 
 /** Batch marker names start with this: never a hex digit, so never an id. */
 const BATCH_PREFIX = '~';

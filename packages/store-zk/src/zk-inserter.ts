@@ -1,10 +1,10 @@
 import { type FateId, type NewRecord, Status } from '@fate/core';
-import { MAX_BATCH_IDS, type ZkBatchMarkers } from './zk-batches.js';
+import { MAX_BATCH_IDS, type ZkBatchMarkers } from './zk-batch-markers.js';
 import type { ZkClient } from './zk-client.js';
 import { markerBucketOf } from './zk-layout.js';
 import type { ZkRecords } from './zk-records.js';
-import type { ZkRunnableIndex } from './zk-runnable.js';
-import { isRunnableStatus } from './zk-runnable.js';
+import type { ZkRunnableIndex } from './zk-runnable-index.js';
+import { isRunnableStatus } from './zk-runnable-index.js';
 import type { ZkWakeups } from './zk-wakeups.js';
 
 /** Inserts in flight at once, and their bytes: bounds what the client queues. */
@@ -29,7 +29,7 @@ const settle = (p: Promise<Created>): Promise<Created | Error> =>
 /**
  * Inserts records in about one round trip however many there are. The runnable markers
  * go first — one batch marker per marker bucket holding two or more of the runnable
- * records (`zk-batches.ts`), a single marker for a record alone in its bucket — then the
+ * records (`zk-batch-markers.ts`), a single marker for a record alone in its bucket — then the
  * records' creates, all back to back on the one session, which ZooKeeper applies in
  * order, so a marker always precedes its record (the rule of `zk-markers.ts`) without
  * waiting for it; then one wake-up for the whole batch, sent after every create, so it is

@@ -1,4 +1,4 @@
-import { indexPrelude, LUA_SERVER_NOW } from './redis-lua.js';
+import { indexPrelude, LUA_SERVER_NOW } from './redis-lua-fragments.js';
 import { RedisScript } from './redis-script.js';
 
 // Every change of a transaction is one of these scripts, so a record, its reservation and

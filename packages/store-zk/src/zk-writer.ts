@@ -8,10 +8,10 @@ import {
 } from '@fate/core';
 import { MARKER_GRACE_MS } from './zk-markers.js';
 import type { ZkStat } from './zk-native.js';
-import { isUnreadable } from './zk-record.js';
+import { isUnreadable } from './zk-record-codec.js';
 import type { ZkRecords } from './zk-records.js';
-import type { ZkReservationIndex } from './zk-reserved.js';
-import { isRunnableStatus, type ZkRunnableIndex } from './zk-runnable.js';
+import type { ZkReservationIndex } from './zk-reservation-index.js';
+import { isRunnableStatus, type ZkRunnableIndex } from './zk-runnable-index.js';
 
 /**
  * The fenced writes: reserving, writing under a reservation and clearing one, each a

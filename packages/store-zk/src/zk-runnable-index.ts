@@ -11,7 +11,7 @@ export function isRunnableStatus(status: string): boolean {
 
 /**
  * The runnable hint index: an empty marker znode `runnable/<digit>/<id>` for every record
- * whose status is runnable (or a batch marker standing for it, `zk-batches.ts`), so a scan
+ * whose status is runnable (or a batch marker standing for it, `zk-batch-markers.ts`), so a scan
  * lists the markers of its (16) buckets and reads only those records, not every finished
  * transaction. Upkeep follows the marker rules of `zk-markers.ts`: touched before a record
  * becomes runnable, removed after it stops being.

@@ -1,10 +1,9 @@
 import { FateError, FateErrorCode, isFateError } from '@fate/core';
-import type { ZkClient } from './zk-client.js';
+import { PIPELINE_DEPTH, pipelined, type ZkClient } from './zk-client.js';
 import { unavailable } from './zk-errors.js';
 import { MARKER_BUCKETS, type ZkLayout } from './zk-layout.js';
-import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
 import type { ZkRecords } from './zk-records.js';
-import type { ZkReservationIndex } from './zk-reserved.js';
+import type { ZkReservationIndex } from './zk-reservation-index.js';
 
 /**
  * Opens the store's tree: one `set` of the `clock` node, which calibrates the clock

@@ -1,9 +1,9 @@
-// One demo worker process: a Fate instance with 8 workers on the shared store. It reports
+// One demo process: a Fate engine with 8 workers on the shared store. It reports
 // to the parent over IPC: ready, each step start, and each finished transaction.
 import { Fate, openStore } from '@fate/core';
 import { type DemoEnv, orderStepType } from './order-steps.js';
 
-export type WorkerMessage =
+export type ProcessMessage =
   | { readonly kind: 'ready'; readonly instance: string }
   | { readonly kind: 'step'; readonly instance: string; readonly id: string; readonly at: number }
   | {
@@ -14,7 +14,7 @@ export type WorkerMessage =
     };
 
 const [url = '', instance = ''] = process.argv.slice(2);
-const send = (m: WorkerMessage) => process.send?.(m);
+const send = (m: ProcessMessage) => process.send?.(m);
 
 const store = await openStore(url, { instanceId: instance });
 const env: DemoEnv = {

@@ -1,7 +1,6 @@
-import type { BackendScan, IdRange } from '@fate/core';
-import type { ServerClock } from './redis-clock.js';
+import type { BackendScan, IdRange, ServerClock } from '@fate/core';
 import { ID_LENGTH, idBounds, type ShardKeys } from './redis-keys.js';
-import { indexPrelude, LUA_SERVER_NOW } from './redis-lua.js';
+import { indexPrelude, LUA_SERVER_NOW } from './redis-lua-fragments.js';
 import { type RedisClient, RedisScript } from './redis-script.js';
 
 /** Due deferrals one scan moves at most: a burst of them is spread over several scans. */

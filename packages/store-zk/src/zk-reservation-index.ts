@@ -1,5 +1,5 @@
 import { inRange, type Reservation, type ReservationFilter, sameReservation } from '@fate/core';
-import type { ZkClient } from './zk-client.js';
+import { PIPELINE_DEPTH, pipelined, type ZkClient } from './zk-client.js';
 import {
   bucketsFor,
   MARKER_BUCKETS,
@@ -8,8 +8,7 @@ import {
   type ZkLayout,
 } from './zk-layout.js';
 import { repairMarker, touchMarker } from './zk-markers.js';
-import { PIPELINE_DEPTH, pipelined } from './zk-pipeline.js';
-import type { ReadRecord } from './zk-record.js';
+import type { ReadRecord } from './zk-record-codec.js';
 import type { ZkRecords } from './zk-records.js';
 
 /**

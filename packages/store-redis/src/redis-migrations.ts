@@ -2,7 +2,7 @@ import { FateError, FateErrorCode } from '@fate/core';
 import type { RedisConfig } from './redis-config.js';
 import { describeTarget } from './redis-errors.js';
 import { type RedisKeys, shardKeys } from './redis-keys.js';
-import { indexPrelude } from './redis-lua.js';
+import { indexPrelude } from './redis-lua-fragments.js';
 import { type RedisClient, RedisScript } from './redis-script.js';
 
 /**
