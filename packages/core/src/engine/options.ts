@@ -12,6 +12,7 @@ import { DEFAULT_RETENTION_MS } from '../store/age-off.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
 import { type FateLogger, stderrLogger } from './logger.js';
+import { checkLimits, type OpLimit } from './op-limits.js';
 import { type PoolOptions, Pools } from './pools.js';
 
 /**
@@ -80,6 +81,12 @@ export interface FateOptions<Env> {
   readonly retentionMs?: number;
   /** How often the first engine sweeps for transactions to age off, ms. Default 10 minutes. */
   readonly ageOffCheckMs?: number;
+  /**
+   * Cluster-wide limits per op name, enforced through the store: at most `concurrency`
+   * running at once and/or `perSecond` starts, across every engine. Give every engine the
+   * same limits.
+   */
+  readonly limits?: Readonly<Record<string, OpLimit>>;
 }
 
 export interface ResolvedFateOptions<Env> {
@@ -102,6 +109,7 @@ export interface ResolvedFateOptions<Env> {
   readonly meterProvider: MeterProvider | undefined;
   readonly retentionMs: number;
   readonly ageOffCheckMs: number;
+  readonly limits: ReturnType<typeof checkLimits>;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -178,5 +186,6 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     meterProvider: o.meterProvider,
     retentionMs: nonNegativeInt('retentionMs', o.retentionMs, DEFAULT_RETENTION_MS),
     ageOffCheckMs: positiveInt('ageOffCheckMs', o.ageOffCheckMs, 10 * 60_000),
+    limits: checkLimits(o.limits),
   });
 }

@@ -5,6 +5,7 @@ import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
 import type { Lease } from './lease.js';
 import type { FateMetrics } from './metrics.js';
+import type { OpLimits, Pass } from './op-limits.js';
 import type { ResolvedFateOptions } from './options.js';
 import type { Pool } from './pools.js';
 import { isInterrupted, isStoreFault, type RunnerContext, runTransaction } from './runner.js';
@@ -36,6 +37,7 @@ export class Workers<Env> {
   readonly #failures = new Map<FateId, number>();
   readonly #stop = new AbortController();
   readonly #count: number;
+  readonly #limits: OpLimits;
   #workers: Promise<void>[] = [];
 
   constructor(
@@ -44,8 +46,10 @@ export class Workers<Env> {
     lease: Lease,
     stopping: () => boolean,
     metrics: FateMetrics,
+    limits: OpLimits,
   ) {
     this.#o = o;
+    this.#limits = limits;
     this.#queue = pool.queue;
     this.#count = pool.workers;
     this.#lease = lease;
@@ -116,6 +120,15 @@ export class Workers<Env> {
       return;
     }
     if (!fate) return; // another instance has it
+    let pass: Pass | undefined;
+    try {
+      pass = await this.#limits.enter(fate);
+    } catch (error) {
+      this.#o.onEvent('warning', { message: 'taking a slot of its op failed', id, error });
+      await this.#settle(fate, 0);
+      return;
+    }
+    if (!pass) return; // given back deferred: its op has no free slot (cluster-wide limit)
     let deferMs = 0;
     try {
       const outcome = await runTransaction(this.#ctx, fate, signal);
@@ -142,6 +155,7 @@ export class Workers<Env> {
       }
     } finally {
       await this.#settle(fate, deferMs);
+      await pass.leave();
     }
   }
 

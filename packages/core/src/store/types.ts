@@ -38,6 +38,11 @@ export interface TxInfo {
   /** How long to keep it once finished, ms (set at seed); else the engine's retention. */
   retainMs?: number;
   key?: FateKey;
+  /**
+   * State of the engine's own records (schedules, concurrency slots: op names starting with
+   * `fate:`), which stay NEW and are never run.
+   */
+  internal?: JsonValue;
 }
 
 export type InfoKey = keyof TxInfo;
@@ -52,6 +57,7 @@ export const INFO_KEYS: readonly InfoKey[] = [
   'ageOff',
   'retainMs',
   'key',
+  'internal',
 ];
 
 /** A read-only view of one transaction. An absent id reads UNKNOWN, empty. */
@@ -92,6 +98,13 @@ export interface SeedRequest {
   readonly autoClean?: boolean;
   /** How long to keep it once finished, ms; default: the age-off sweep's retention. */
   readonly retainMs?: number;
+  /**
+   * Inserted NEW instead of SUBMITTED: stored but never run until something reserves it and
+   * sets it SUBMITTED (schedules seed this way, then submit once their own write is fenced).
+   */
+  readonly held?: boolean;
+  /** Stored in info as `internal` (the engine's own records). */
+  readonly internal?: JsonValue;
 }
 
 /** How `ageOff` sweeps. */
