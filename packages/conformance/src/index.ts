@@ -2,9 +2,11 @@ import { describe } from 'vitest';
 import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
+import { opLimitTests } from './engine/op-limits.js';
 import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
 import { enginePromiseTests } from './engine/promises.js';
+import { scheduleTests } from './engine/schedules.js';
 import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
@@ -17,6 +19,7 @@ import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
 import { fencingTests } from './store/fencing.js';
+import { heldTests } from './store/held.js';
 import { hygieneTests } from './store/hygiene.js';
 import { infoTests } from './store/info.js';
 import { keyedTests } from './store/keyed.js';
@@ -71,6 +74,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     scanTests(target);
     scanPagingTests(target);
     keyedTests(target);
+    heldTests(target);
     livenessTests(target);
     durabilityTests(target);
     badInputTests(target);
@@ -99,5 +103,7 @@ export function runEngineConformance(target: ConformanceTarget): void {
     engineFaultTests(target);
     runnerFaultTests(target);
     clockSkewTests(target);
+    scheduleTests(target);
+    opLimitTests(target);
   });
 }

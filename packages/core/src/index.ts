@@ -4,7 +4,12 @@ export { type FateLogger, stderrLogger } from './engine/logger.js';
 export { type OpLimit, SLOT_OP, slotId } from './engine/op-limits.js';
 export type { FateOptions, PartitionSource } from './engine/options.js';
 export type { PoolOptions, PoolStats } from './engine/pools.js';
-export { SCHEDULE_OP, type ScheduleState, scheduledKey, scheduleId } from './engine/schedule-tick.js';
+export {
+  SCHEDULE_OP,
+  type ScheduleState,
+  scheduledKey,
+  scheduleId,
+} from './engine/schedule-tick.js';
 export type { CatchUp, ScheduleOptions, StepFactory } from './engine/schedule-types.js';
 export { MAX_READY_WAIT_MS } from './engine/step-checks.js';
 export { type ScanTrace, type StepTrace, scanChannel, stepChannel } from './engine/tracing.js';

@@ -16,8 +16,8 @@ export interface OpLimit {
 /** The op name of slot records (NEW, never run; `slots` per limited op). */
 export const SLOT_OP = 'fate:slot';
 /** Longest a run waits (stored deferral) before trying for a slot again, ms. */
-const MAX_WAIT_MS = 5_000;
-const FIRST_WAIT_MS = 200;
+const MAX_WAIT_MS = 2_000;
+const FIRST_WAIT_MS = 100;
 const MAX_SLOTS = 1_000;
 
 interface Resolved {
@@ -88,7 +88,7 @@ export class OpLimits {
   readonly #store: FatesStore;
   readonly #metrics: FlowMetrics;
   /** Per op: a slot pass found none free, consecutive (the stored wait grows). */
-  readonly #misses = new Map<string, number>();
+  readonly #misses = new Map<string, { n: number; at: number }>();
   /** Slots seen deferred, until when (store clock): not tried before then. */
   readonly #deferred = new Map<FateId, number>();
   readonly #made = new Map<string, Promise<void>>();
@@ -160,10 +160,14 @@ export class OpLimits {
       this.#misses.delete(limit.op);
       return h;
     }
-    const misses = (this.#misses.get(limit.op) ?? 0) + 1;
+    // Grows ×1.5 per miss, but at most once per first wait: a burst of runs finding no slot
+    // together is one miss, not a backoff of seconds.
+    const last = this.#misses.get(limit.op) ?? { n: 0, at: Number.NEGATIVE_INFINITY };
+    const nowMs = performance.now();
+    const misses = nowMs - last.at >= FIRST_WAIT_MS ? { n: last.n + 1, at: nowMs } : last;
     this.#misses.set(limit.op, misses);
-    if (misses % 20 === 0) this.#made.delete(limit.op); // a slot deleted by hand is made again
-    const backoff = Math.min(FIRST_WAIT_MS * 2 ** Math.min(misses - 1, 10), MAX_WAIT_MS);
+    if (misses.n % 20 === 0 && misses !== last) this.#made.delete(limit.op); // remade if deleted
+    const backoff = Math.min(FIRST_WAIT_MS * 1.5 ** Math.min(misses.n - 1, 20), MAX_WAIT_MS);
     const wait = soonest === Number.POSITIVE_INFINITY ? backoff : Math.min(soonest - now, backoff);
     return Math.max(1, Math.round(wait * (0.75 + Math.random() / 2)));
   }
