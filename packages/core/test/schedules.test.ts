@@ -10,7 +10,7 @@ import {
   type Repo,
   Status,
   StepRegistry,
-} from '@fate/core';
+} from '../src/index.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlowMetrics } from '../src/engine/flow-metrics.js';
 import { scheduledKey, scheduleId, scheduleTick } from '../src/engine/schedule-tick.js';
