@@ -282,13 +282,13 @@ describe('schedules: exactly once under kills', () => {
       await vi.advanceTimersByTimeAsync(5_000);
     }
     await Promise.all(members.map((m) => m.schedules.stop()));
-    const record = await members[0]?.store.read(scheduleId('every-second'));
-    const through = (record?.info.internal as { through: number }).through;
+    const reader = await createFatesStore(backend);
+    const record = await reader.read(scheduleId('every-second'));
+    const through = (record.info.internal as { through: number }).through;
     const dues: FateId[] = [];
     for (let t = T0 + 500; t <= through; t += 1_000) {
       dues.push(keyedFateId(scheduledKey('every-second', t)));
     }
-    const reader = await createFatesStore(backend);
     const scheduled = await reader.list({ opName: 'every-second' });
     expect(kills).toBeGreaterThanOrEqual(80);
     expect(dues.length).toBeGreaterThanOrEqual(1_000);
