@@ -1,4 +1,5 @@
 import { describe } from 'vitest';
+import { childTests } from './engine/children.js';
 import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
@@ -105,5 +106,6 @@ export function runEngineConformance(target: ConformanceTarget): void {
     clockSkewTests(target);
     scheduleTests(target);
     opLimitTests(target);
+    childTests(target);
   });
 }

@@ -24,6 +24,8 @@ export const FateErrorCode = {
   CLOSED: 'FATE_CLOSED',
   /** A wait ran out of time. */
   TIMEOUT: 'FATE_TIMEOUT',
+  /** A child transaction did not succeed (`awaitChildren` without `continueOnFailure`). */
+  CHILD_FAILED: 'FATE_CHILD_FAILED',
   /** A wait was aborted through its signal. */
   ABORTED: 'FATE_ABORTED',
   /** A store URL is malformed or names an unknown scheme. */

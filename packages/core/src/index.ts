@@ -1,3 +1,10 @@
+export {
+  type AwaitChildrenOptions,
+  awaitChildren,
+  type ChildOutcome,
+  type ChildSpec,
+  childKey,
+} from './engine/children.js';
 export type { FateEvents } from './engine/events.js';
 export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './engine/fate.js';
 export { type FateLogger, stderrLogger } from './engine/logger.js';

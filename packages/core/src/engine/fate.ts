@@ -3,6 +3,7 @@ import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
 import type { Repo } from '../step.js';
 import type { FateView, SeedResult } from '../store/types.js';
+import { childStepTypes } from './children.js';
 import { cancel, deleteTransaction } from './client-calls.js';
 import { Completions } from './completions.js';
 import type { FateEvents } from './events.js';
@@ -84,8 +85,15 @@ export class Fate<Env = unknown> {
     const stopping = () => this.#state !== 'running';
     const flow = new FlowMetrics(this.#o.meterProvider, this.#o.store.instanceId);
     const limits = new OpLimits(this.#o.limits, this.#o.store, flow);
+    for (const t of childStepTypes)
+      if (!this.#o.steps.has(t.type)) this.#o.steps.register(t as never);
+    const scope = {
+      store: this.#o.store,
+      steps: this.#o.steps as never,
+      wake: () => this.#finder.wake(),
+    };
     this.#workers = pools.all.map(
-      (pool) => new Workers(this.#o, pool, this.#lease, stopping, metrics, limits),
+      (pool) => new Workers(this.#o, pool, this.#lease, stopping, metrics, limits, scope),
     );
     this.#schedules = new Schedules({
       store: this.#o.store,

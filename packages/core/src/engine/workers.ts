@@ -3,6 +3,8 @@ import { FateErrorCode, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
+import { type ChildScope, childScope } from './child-scope.js';
+import { wakeParent } from './children.js';
 import type { Lease } from './lease.js';
 import type { FateMetrics } from './metrics.js';
 import type { OpLimits, Pass } from './op-limits.js';
@@ -38,6 +40,7 @@ export class Workers<Env> {
   readonly #stop = new AbortController();
   readonly #count: number;
   readonly #limits: OpLimits;
+  readonly #scope: ChildScope;
   #workers: Promise<void>[] = [];
 
   constructor(
@@ -47,9 +50,11 @@ export class Workers<Env> {
     stopping: () => boolean,
     metrics: FateMetrics,
     limits: OpLimits,
+    scope: ChildScope,
   ) {
     this.#o = o;
     this.#limits = limits;
+    this.#scope = scope;
     this.#queue = pool.queue;
     this.#count = pool.workers;
     this.#lease = lease;
@@ -131,10 +136,14 @@ export class Workers<Env> {
     if (!pass) return; // given back deferred: its op has no free slot (cluster-wide limit)
     let deferMs = 0;
     try {
-      const outcome = await runTransaction(this.#ctx, fate, signal);
+      const parent = parentOf(await fate.getInfo('internal').catch(() => undefined));
+      const outcome = await childScope.run(this.#scope, () =>
+        runTransaction(this.#ctx, fate, signal),
+      );
       this.#failures.delete(id);
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });
+        if (parent) this.#wake(parent);
       }
     } catch (error) {
       if (isInterrupted(error)) {
@@ -187,6 +196,18 @@ export class Workers<Env> {
     }
   }
 
+  /** A child finished: its parked parent is woken (in the background; its re-check is the backstop). */
+  #wake(parent: FateId): void {
+    wakeParent(this.#o.store, parent, 2 * this.#o.store.livenessTimeoutMs).catch((error) => {
+      if (isFateError(error, FateErrorCode.NOT_FOUND)) return; // the parent was deleted
+      this.#o.onEvent('warning', {
+        message: 'waking the parent of a finished child failed; it wakes at its re-check',
+        id: parent,
+        error,
+      });
+    });
+  }
+
   #nextBackoff(id: FateId): number {
     const failures = (this.#failures.get(id) ?? 0) + 1;
     this.#failures.delete(id);
@@ -197,4 +218,9 @@ export class Workers<Env> {
     }
     return Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
   }
+}
+
+function parentOf(internal: unknown): FateId | undefined {
+  const v = internal as { kind?: unknown; parent?: unknown } | undefined;
+  return v?.kind === 'child' && typeof v.parent === 'string' ? (v.parent as FateId) : undefined;
 }
