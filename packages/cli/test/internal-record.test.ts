@@ -21,6 +21,9 @@ describe('fate show: the engine’s own records', () => {
     expect(describeInternal({ kind: 'slot', op: 'charge', index: 2 })).toMatch(
       /^slot 2 of the cluster-wide limit of op "charge"/,
     );
+    expect(describeInternal({ kind: 'child', name: 'x', parent: 'p-id' })).toBe(
+      'child "x" of p-id (its parent is woken when it finishes)',
+    );
     expect(describeInternal({ kind: 'other' })).toBe('fate\'s own record: {"kind":"other"}');
     expect(describeInternal(undefined)).toBeUndefined();
     expect(describeInternal('text')).toBeUndefined();

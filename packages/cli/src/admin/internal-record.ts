@@ -2,7 +2,8 @@ import type { JsonValue } from '@fate/core';
 
 /**
  * What `fate show` says about one of the engine's own records (op names `fate:…`, status
- * NEW, never run): a schedule's judgement so far, or a slot of a cluster-wide limit.
+ * NEW, never run): a schedule's judgement so far, or a slot of a cluster-wide limit; and
+ * whose child a transaction is.
  */
 export function describeInternal(value: JsonValue | undefined): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
@@ -15,6 +16,9 @@ export function describeInternal(value: JsonValue | undefined): string | undefin
   }
   if (v.kind === 'slot') {
     return `slot ${String(v.index)} of the cluster-wide limit of op ${JSON.stringify(v.op)} (held = one run of it; deferred = its rate)`;
+  }
+  if (v.kind === 'child') {
+    return `child ${JSON.stringify(v.name)} of ${String(v.parent)} (its parent is woken when it finishes)`;
   }
   return `fate's own record: ${JSON.stringify(value)}`;
 }

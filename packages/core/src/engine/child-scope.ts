@@ -8,6 +8,8 @@ export interface ChildScope {
   readonly steps: StepRegistry<unknown>;
   /** Wakes this engine's work finder (children were seeded). */
   wake(): void;
+  /** Counts a parent woken by a child this engine finished (a metric). */
+  woken(): void;
 }
 
 /**

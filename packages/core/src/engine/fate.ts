@@ -91,6 +91,7 @@ export class Fate<Env = unknown> {
       store: this.#o.store,
       steps: this.#o.steps as never,
       wake: () => this.#finder.wake(),
+      woken: () => flow.parentWoken(),
     };
     this.#workers = pools.all.map(
       (pool) => new Workers(this.#o, pool, this.#lease, stopping, metrics, limits, scope),

@@ -1,11 +1,12 @@
 import { type Counter, type MeterProvider, metrics } from '@opentelemetry/api';
 
-/** Metrics of schedules and cluster-wide op limits (OpenTelemetry API; no-op without an SDK). */
+/** Metrics of schedules, cluster-wide op limits and child transactions (OpenTelemetry API; no-op without an SDK). */
 export class FlowMetrics {
   readonly #seeded: Counter;
   readonly #skipped: Counter;
   readonly #waits: Counter;
   readonly #acquired: Counter;
+  readonly #woken: Counter;
   readonly #instance: string;
 
   constructor(provider: MeterProvider | undefined, instanceId: string) {
@@ -23,6 +24,9 @@ export class FlowMetrics {
     this.#acquired = meter.createCounter('fate.limit.acquired', {
       description: 'Slots of a limited op taken to run, by op',
     });
+    this.#woken = meter.createCounter('fate.children.woken', {
+      description: 'Parked parents woken by a child this engine finished',
+    });
   }
 
   scheduleSeeded(name: string, n: number): void {
@@ -35,6 +39,10 @@ export class FlowMetrics {
 
   limitWaited(op: string): void {
     this.#waits.add(1, { 'fate.instance': this.#instance, 'fate.op': op });
+  }
+
+  parentWoken(): void {
+    this.#woken.add(1, { 'fate.instance': this.#instance });
   }
 
   limitAcquired(op: string): void {

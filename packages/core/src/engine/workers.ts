@@ -198,7 +198,8 @@ export class Workers<Env> {
 
   /** A child finished: its parked parent is woken (in the background; its re-check is the backstop). */
   #wake(parent: FateId): void {
-    wakeParent(this.#o.store, parent, 2 * this.#o.store.livenessTimeoutMs).catch((error) => {
+    const timeoutMs = 2 * this.#o.store.livenessTimeoutMs;
+    wakeParent(this.#o.store, parent, timeoutMs).then(this.#scope.woken, (error) => {
       if (isFateError(error, FateErrorCode.NOT_FOUND)) return; // the parent was deleted
       this.#o.onEvent('warning', {
         message: 'waking the parent of a finished child failed; it wakes at its re-check',
