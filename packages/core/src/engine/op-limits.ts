@@ -109,7 +109,8 @@ export class OpLimits {
    */
   async enter(fate: FateStore): Promise<Pass | undefined> {
     if (this.#limits.size === 0) return FREE;
-    const op = (await fate.getInfo('opName')) ?? '';
+    // info that cannot be decoded is the runner's to record (it fails the transaction)
+    const op = (await fate.getInfo('opName').catch(() => undefined)) ?? '';
     const limit = this.#limits.get(op);
     if (!limit || !RUNNABLE_STATUSES.has(await fate.getStatus())) return FREE;
     if (fate.deferUntil > this.#store.now()) return FREE; // the runner keeps the deferral
