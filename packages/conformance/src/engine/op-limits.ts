@@ -111,10 +111,11 @@ export function opLimitTests(target: ConformanceTarget): void {
       );
       expect(results.map((r) => r.status)).toEqual(ids.map(() => Status.SUCCESSFUL));
       // 4 slots, each started at most once a second by the store's clock: never 5 starts
-      // within 900 ms (100 ms for the distance between this process and the store's clock)
+      // within 700 ms (300 ms for the distance between this process's view of the store's
+      // clock and its own, a round trip under load; with no limit all 12 start at once)
       const starts = [...probe.starts].sort((x, y) => x - y);
       const crowded = starts.filter(
-        (t, i) => (starts[i + 4] ?? Number.POSITIVE_INFINITY) - t < 900,
+        (t, i) => (starts[i + 4] ?? Number.POSITIVE_INFINITY) - t < 700,
       );
       expect(crowded).toEqual([]);
     });
