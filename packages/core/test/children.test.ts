@@ -1,13 +1,19 @@
-// Child transactions (issue 25): what awaitChildren refuses, and its steps outside an engine.
+// Child transactions (issue 25): what awaitChildren refuses, its steps outside an engine, and
+// what undoing it cancels.
 // Every backend runs the engine cases in @fate/conformance (engine/children.ts).
 import { describe, expect, it } from 'vitest';
+import { childScope } from '../src/engine/child-scope.js';
 import { childKey, childStepTypes } from '../src/engine/children.js';
 import {
   awaitChildren,
+  createFatesStore,
   type FateId,
   type JsonValue,
   keyedFateId,
+  MemoryBackend,
   type Repo,
+  Status,
+  StepRegistry,
 } from '../src/index.js';
 
 class Leaf implements Repo {
@@ -66,5 +72,30 @@ describe('awaitChildren', () => {
           signal: new AbortController().signal,
         }))(),
     ).rejects.toThrow(/only inside a Fate engine/);
+  });
+
+  it('cancels, when undone, the children that have not begun and leaves the others', async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    const parent = keyedFateId({ type: 't', key: 'parent' });
+    const scope = {
+      store,
+      steps: new StepRegistry(),
+      wake: () => undefined,
+      woken: () => undefined,
+    };
+    const step = awaitChildren([child('waiting'), child('running')], new Leaf());
+    // its call seeds both children; the engine would run 'running' meanwhile
+    const wait = await childScope.run(scope, async () =>
+      step.call(parent, undefined, { signal: new AbortController().signal }),
+    );
+    const [waiting, running] = ['waiting', 'running'].map((n) => keyedFateId(childKey(parent, n)));
+    const held = await store.tryReserve(running as FateId, { start: true });
+    await held?.unreserve();
+    await childScope.run(scope, async () =>
+      (wait as Repo).undo(parent, undefined, { signal: new AbortController().signal }),
+    );
+    expect((await store.read(waiting as FateId)).status).toBe(Status.FAILED);
+    expect((await store.read(waiting as FateId)).info.error?.message).toBe('cancelled');
+    expect((await store.read(running as FateId)).status).toBe(Status.IN_PROGRESS);
   });
 });
