@@ -1,5 +1,6 @@
 import {
   featureScenarioArb,
+  limitScenarios,
   memoryTarget,
   runScenario,
   type Scenario,
@@ -65,6 +66,17 @@ describe('simulation (memory backend, virtual time)', () => {
       );
     }
   }, 600_000);
+
+  it(`finds no violation in ${focused} runs of cluster-wide limits under faults`, async () => {
+    const details = await fc.check(fc.asyncProperty(limitScenarios, noViolation), {
+      numRuns: focused,
+    });
+    if (details.failed) {
+      expect.fail(
+        `${(details.errorInstance as Error)?.message}\nscenario: ${JSON.stringify(details.counterexample?.[0])} (limitScenarios seed ${details.seed})`,
+      );
+    }
+  }, 300_000);
 
   it.each([
     ['', scenarioArb],

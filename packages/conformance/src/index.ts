@@ -1,11 +1,14 @@
 import { describe } from 'vitest';
+import { childTests } from './engine/children.js';
 import { clientApiTests } from './engine/client-api.js';
 import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
+import { opLimitTests } from './engine/op-limits.js';
 import { poolTests } from './engine/pools.js';
 import { processKillTests } from './engine/processes.js';
 import { enginePromiseTests } from './engine/promises.js';
 import { retryTests } from './engine/retries.js';
+import { scheduleTests } from './engine/schedules.js';
 import { cleaningTests } from './faults/cleaning.js';
 import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
@@ -18,6 +21,7 @@ import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
 import { fencingTests } from './store/fencing.js';
+import { heldTests } from './store/held.js';
 import { hygieneTests } from './store/hygiene.js';
 import { infoTests } from './store/info.js';
 import { keyedTests } from './store/keyed.js';
@@ -83,6 +87,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     scanTests(target);
     scanPagingTests(target);
     keyedTests(target);
+    heldTests(target);
     livenessTests(target);
     durabilityTests(target);
     badInputTests(target);
@@ -112,5 +117,8 @@ export function runEngineConformance(target: ConformanceTarget): void {
     runnerFaultTests(target);
     clockSkewTests(target);
     retryTests(target);
+    scheduleTests(target);
+    opLimitTests(target);
+    childTests(target);
   });
 }

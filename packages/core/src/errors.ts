@@ -26,6 +26,8 @@ export const FateErrorCode = {
   TIMEOUT: 'FATE_TIMEOUT',
   /** A step's `call` ran past the step's `timeoutMs` (a failed attempt). */
   STEP_TIMEOUT: 'FATE_STEP_TIMEOUT',
+  /** A child transaction did not succeed (`awaitChildren` without `continueOnFailure`). */
+  CHILD_FAILED: 'FATE_CHILD_FAILED',
   /** A wait was aborted through its signal. */
   ABORTED: 'FATE_ABORTED',
   /** A store URL is malformed or names an unknown scheme. */

@@ -1,6 +1,14 @@
+export {
+  type AwaitChildrenOptions,
+  awaitChildren,
+  type ChildOutcome,
+  type ChildSpec,
+  childKey,
+} from './engine/children.js';
 export type { FateEvents } from './engine/events.js';
 export { Fate, type FateResult, type SeedOptions, type WaitOptions } from './engine/fate.js';
 export { type FateLogger, stderrLogger } from './engine/logger.js';
+export { type OpLimit, SLOT_OP, slotId } from './engine/op-limits.js';
 export type { FateOptions, PartitionSource } from './engine/options.js';
 export type { PoolOptions, PoolStats } from './engine/pools.js';
 export {
@@ -10,6 +18,13 @@ export {
   type RetryPolicy,
   resolveRetryPolicy,
 } from './engine/retry-policy.js';
+export {
+  SCHEDULE_OP,
+  type ScheduleState,
+  scheduledKey,
+  scheduleId,
+} from './engine/schedule-tick.js';
+export type { CatchUp, ScheduleOptions, StepFactory } from './engine/schedule-types.js';
 export { MAX_READY_WAIT_MS } from './engine/step-checks.js';
 export { MAX_STEP_TIMEOUT_MS, OVERDUE_GRACE_MS } from './engine/step-timeout.js';
 export { type ScanTrace, type StepTrace, scanChannel, stepChannel } from './engine/tracing.js';

@@ -2,6 +2,7 @@ import type { FateView, TxError } from '@fate/core';
 import { adminCommand, readExisting } from './admin-command.js';
 import { duration, json, table } from './format.js';
 import { Holders } from './holders.js';
+import { describeInternal } from './internal-record.js';
 import { retryLines } from './retry-lines.js';
 
 /** Frames of a recorded JS stack shown in text; `--json` has them all. */
@@ -34,6 +35,7 @@ export const showCommand = adminCommand({
         error: info.error ?? null,
         retry: info.retry ?? null,
         ...(info.returnValue !== undefined ? { returnValue: info.returnValue } : {}),
+        ...(info.internal !== undefined ? { internal: info.internal } : {}),
       });
     }
     return describe(view, holders, now);
@@ -60,6 +62,8 @@ function describe(view: FateView, holders: Holders, now: number): string {
   ];
   if (info.key) out.push(field('key', `${info.key.type} ${JSON.stringify(info.key.key)}`));
   if (info.autoClean) out.push(field('auto-clean', 'yes: deleted once it finishes'));
+  const internal = describeInternal(info.internal);
+  if (internal) out.push(field('fate record', internal));
   out.push(
     field(
       'holder',

@@ -21,6 +21,8 @@ export interface Stage {
   readonly livenessTimeoutMs: number;
   readonly retentionMs: number;
   readonly ageOffCheckMs: number;
+  /** The scenario's cluster-wide concurrency limit on op `b`, if any. */
+  readonly limitB?: number;
   /** A fresh, unopened backend client on the world's one store. */
   backend(): StoreBackend;
   readonly atomic: boolean;
@@ -94,6 +96,7 @@ export class EngineSlot {
         scanner: s.scanner,
         retentionMs: this.#stage.retentionMs,
         ageOffCheckMs: this.#stage.ageOffCheckMs,
+        ...(this.#stage.limitB ? { limits: { b: { concurrency: this.#stage.limitB } } } : {}),
         logger: silent,
       });
       this.#fate = fate;

@@ -13,7 +13,15 @@ export type SimEvent =
       outcome?: 'ok' | 'threw' | 'aborted';
     }
   /** A seed answered (`created` as the client was told). */
-  | { t: number; e: 'seed'; id: string; key?: string; created: boolean; client: string }
+  | {
+      t: number;
+      e: 'seed';
+      id: string;
+      key?: string;
+      created: boolean;
+      client: string;
+      op?: string;
+    }
   /** The store applied an insert of `id` that created it (deferred `deferMs` by its clock). */
   | { t: number; e: 'inserted'; id: string; deferMs?: number }
   /** The store deleted `id`; `status` is what it held before. */

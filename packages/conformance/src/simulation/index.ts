@@ -3,6 +3,7 @@ export { type CallFault, type FaultDecision, FaultSchedule } from './faults.js';
 export { ageOffScenarios, sweepScenarios } from './focused.js';
 export { History, type SimEvent } from './history.js';
 export { checkHistory, type FinalRecord } from './invariants.js';
+export { checkLimit, limitScenarios } from './limits.js';
 export { SimProcess } from './process.js';
 export { REGRESSIONS, type Regression } from './regressions.js';
 export { memoryTarget, runScenario, type SimResult, type SimTarget } from './runner.js';

@@ -13,7 +13,7 @@ export interface FinalRecord {
 }
 
 type Span = readonly [number, number];
-type StepEvent = Extract<SimEvent, { e: 'call' | 'undo' | 'ready' }>;
+export type StepEvent = Extract<SimEvent, { e: 'call' | 'undo' | 'ready' }>;
 
 /**
  * The invariants checked on a run's history once it is quiet (those judged at the instant —
@@ -136,7 +136,7 @@ export function checkHistory(
 }
 
 /** Each lock id's stretches of a valid lease, merged. */
-function leases(events: readonly SimEvent[], leaseMs: number): Map<string, Span[]> {
+export function leases(events: readonly SimEvent[], leaseMs: number): Map<string, Span[]> {
   const out = new Map<string, Span[]>();
   for (const e of events) {
     if (e.e !== 'beat' || !e.ok || e.gone || e.sent + leaseMs <= e.t) continue;
@@ -159,7 +159,7 @@ function merge(list: Span[]): Span[] {
   return out;
 }
 
-interface CallSpan {
+export interface CallSpan {
   readonly lockId: string;
   readonly index: number;
   readonly from: number;
@@ -167,7 +167,7 @@ interface CallSpan {
 }
 
 /** Every call as a span from its beginning to its end (or the end of the run). */
-function callSpans(steps: readonly StepEvent[], end: number): Map<string, CallSpan[]> {
+export function callSpans(steps: readonly StepEvent[], end: number): Map<string, CallSpan[]> {
   const out = new Map<string, CallSpan[]>();
   const open = new Map<string, number[]>();
   const key = (e: StepEvent) => `${e.id} ${e.index} ${e.lockId}`;

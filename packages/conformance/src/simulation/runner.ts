@@ -11,6 +11,7 @@ import { EngineSlot, openClient, type Stage } from './cast.js';
 import { FaultSchedule } from './faults.js';
 import { History } from './history.js';
 import { checkHistory, type FinalRecord, retryOf } from './invariants.js';
+import { checkLimit } from './limits.js';
 import { SimProcess } from './process.js';
 import { type Command, SCENARIO_MS, type Scenario } from './scenario.js';
 import { firstStep, type SimEnv } from './steps.js';
@@ -75,6 +76,7 @@ class Run {
       livenessTimeoutMs: sc.livenessTimeoutMs,
       retentionMs: sc.retentionMs,
       ageOffCheckMs: sc.ageOffCheckMs,
+      ...(sc.limitB ? { limitB: sc.limitB } : {}),
       backend: () => target.backend(ns),
       atomic: target.atomic ?? virtual(target),
       judgeDelete: (id, before, client) => this.#judgeDelete(id, before, client),
@@ -128,12 +130,13 @@ class Run {
       await this.#wait(250);
       records = await this.#records();
     }
+    const leaseMs = this.#sc.livenessTimeoutMs - Math.floor(this.#sc.livenessTimeoutMs / 4) / 2;
     const violations = [
       ...h.events.flatMap((e) => (e.e === 'violation' ? [`at ${e.t} ms: ${e.text}`] : [])),
-      ...checkHistory(h.events, records, {
-        leaseMs: this.#sc.livenessTimeoutMs - Math.floor(this.#sc.livenessTimeoutMs / 4) / 2,
-        clockSlackMs: this.#world ? 0 : 250,
-      }),
+      ...checkHistory(h.events, records, { leaseMs, clockSlackMs: this.#world ? 0 : 250 }),
+      ...(this.#sc.limitB
+        ? checkLimit(h.events, { leaseMs, limit: this.#sc.limitB, op: 'b' })
+        : []),
     ];
     const ms = h.now();
     // the world ends: every process stops where it is (nothing of it runs again)
@@ -216,6 +219,7 @@ class Run {
         id: r.id,
         created: r.created,
         client: 'client',
+        op: cmd.txs[i]?.op ?? '',
         ...(key ? { key } : {}),
       });
       if (r.created) this.#seeded.push({ id: r.id, ...(key ? { key } : {}) });
@@ -272,13 +276,17 @@ class Run {
     const raw = this.#target.backend(this.#ns);
     await raw.open();
     try {
-      return (await raw.list()).map(({ id, record }) => ({
-        id,
-        status: record.status,
-        holder: record.reservation?.lockId,
-        defer: record.deferUntil,
-        ...retryOf(record.info),
-      }));
+      // the engine's own records (schedules, slots: op `fate:…`) stay NEW by design
+      const own = (info: string) => info.includes('"opName":"fate:');
+      return (await raw.list())
+        .filter(({ record }) => !own(record.info))
+        .map(({ id, record }) => ({
+          id,
+          status: record.status,
+          holder: record.reservation?.lockId,
+          defer: record.deferUntil,
+          ...retryOf(record.info),
+        }));
     } finally {
       await raw.close();
     }

@@ -60,6 +60,8 @@ export interface Scenario {
   readonly engines: readonly EngineSpec[];
   readonly commands: readonly Command[];
   readonly faults: readonly FaultDecision[];
+  /** A cluster-wide concurrency limit on op `b` in every engine (issue 25); none when absent. */
+  readonly limitB?: number;
 }
 
 /** How long scenarios run before the quiet end, at most (virtual ms). */

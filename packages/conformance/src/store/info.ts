@@ -15,6 +15,7 @@ function values(big: string): TxInfo {
     created: 1_700_000_000_123,
     ageOff: 1_700_000_999_999,
     key: { type: 'table', key: UNICODE },
+    internal: { kind: 'slot', text: UNICODE, big },
   };
 }
 

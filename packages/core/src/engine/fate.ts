@@ -3,18 +3,23 @@ import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
 import type { Repo } from '../step.js';
 import type { FateView, SeedResult } from '../store/types.js';
+import { childStepTypes } from './children.js';
 import { cancel, deleteTransaction } from './client-calls.js';
 import { Completions } from './completions.js';
 import type { FateEvents } from './events.js';
 import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
+import { FlowMetrics } from './flow-metrics.js';
 import { Lease } from './lease.js';
 import { type FateLogger, throttled } from './logger.js';
 import { Membership } from './membership.js';
 import { FateMetrics } from './metrics.js';
+import { OpLimits } from './op-limits.js';
 import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from './options.js';
 import { PoolWatch } from './pool-watch.js';
 import type { PoolStats } from './pools.js';
 import { membershipGroup } from './pools.js';
+import type { ScheduleOptions, StepFactory } from './schedule-types.js';
+import { Schedules } from './schedules.js';
 import { WorkFinder } from './work-finder.js';
 import { Workers } from './workers.js';
 
@@ -40,6 +45,7 @@ export class Fate<Env = unknown> {
   readonly #workers: Workers<Env>[];
   readonly #watch: PoolWatch;
   readonly #completions: Completions;
+  readonly #schedules: Schedules<Env>;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #unsubscribe: (() => Promise<void>) | undefined;
 
@@ -77,9 +83,28 @@ export class Fate<Env = unknown> {
       for (const w of this.#workers) w.abortAll('the liveness lease of this instance lapsed');
     });
     const stopping = () => this.#state !== 'running';
+    const flow = new FlowMetrics(this.#o.meterProvider, this.#o.store.instanceId);
+    const limits = new OpLimits(this.#o.limits, this.#o.store, flow);
+    for (const t of childStepTypes)
+      if (!this.#o.steps.has(t.type)) this.#o.steps.register(t as never);
+    const scope = {
+      store: this.#o.store,
+      steps: this.#o.steps as never,
+      wake: () => this.#finder.wake(),
+      woken: () => flow.parentWoken(),
+    };
     this.#workers = pools.all.map(
-      (pool) => new Workers(this.#o, pool, this.#lease, stopping, metrics),
+      (pool) => new Workers(this.#o, pool, this.#lease, stopping, metrics, limits, scope),
     );
+    this.#schedules = new Schedules({
+      store: this.#o.store,
+      steps: this.#o.steps,
+      retryMs: this.#o.heartbeatMs,
+      metrics: flow,
+      leaseValid: () => this.#lease.valid,
+      onSubmitted: () => this.#finder.wake(),
+      warn: (message, error) => this.#o.onEvent('warning', { message, error }),
+    });
     this.#watch = new PoolWatch(pools, this.#o.poolSaturationWarnMs, this.#o.onEvent);
     this.#membership = new Membership({
       store: this.#o.store,
@@ -128,6 +153,21 @@ export class Fate<Env = unknown> {
     this.#finder.start();
     for (const w of this.#workers) w.start();
     this.#watch.start();
+    this.#schedules.start();
+  }
+
+  /**
+   * Seeds one transaction per due time of the cron `pattern`, exactly once across every
+   * engine that registers the same `name` (keyed by name and due time, judged by the
+   * store's clock; see the README's "Schedules" for the rules). Before or after `start`.
+   */
+  schedule(
+    name: string,
+    pattern: string,
+    stepFactory: StepFactory<Env>,
+    options?: ScheduleOptions,
+  ): void {
+    this.#schedules.add(name, pattern, stepFactory, options);
   }
 
   /** Each pool's workers and queue now: busy, idle, queued. */
@@ -201,6 +241,7 @@ export class Fate<Env = unknown> {
     if (this.#state !== 'running') return;
     this.#state = 'stopping';
     this.#watch.stop();
+    await this.#schedules.stop();
     await this.#unsubscribe?.().catch(() => undefined);
     this.#o.pools.close();
     await this.#finder.stop();

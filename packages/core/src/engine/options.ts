@@ -12,6 +12,7 @@ import { DEFAULT_RETENTION_MS } from '../store/age-off.js';
 import type { FatesStore } from '../store/fates-store.js';
 import type { FateEvents } from './events.js';
 import { type FateLogger, stderrLogger } from './logger.js';
+import { checkLimits, type OpLimit } from './op-limits.js';
 import { type PoolOptions, Pools } from './pools.js';
 import { type ResolvedRetryPolicy, type RetryPolicy, resolveOpRetries } from './retry-policy.js';
 
@@ -83,6 +84,12 @@ export interface FateOptions<Env> {
   readonly ageOffCheckMs?: number;
   /** Retry policies by op name, for steps that declare none of their own (`Repo.retry`). */
   readonly retry?: Readonly<Record<string, RetryPolicy>>;
+  /**
+   * Cluster-wide limits per op name, enforced through the store: at most `concurrency`
+   * running at once and/or `perSecond` starts, across every engine. Give every engine the
+   * same limits.
+   */
+  readonly limits?: Readonly<Record<string, OpLimit>>;
 }
 
 export interface ResolvedFateOptions<Env> {
@@ -106,6 +113,7 @@ export interface ResolvedFateOptions<Env> {
   readonly retentionMs: number;
   readonly ageOffCheckMs: number;
   readonly retry: ReadonlyMap<string, ResolvedRetryPolicy>;
+  readonly limits: ReturnType<typeof checkLimits>;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -183,5 +191,6 @@ export function resolveFateOptions<Env>(o: FateOptions<Env>): ResolvedFateOption
     retentionMs: nonNegativeInt('retentionMs', o.retentionMs, DEFAULT_RETENTION_MS),
     ageOffCheckMs: positiveInt('ageOffCheckMs', o.ageOffCheckMs, 10 * 60_000),
     retry: resolveOpRetries(o.retry),
+    limits: checkLimits(o.limits),
   });
 }

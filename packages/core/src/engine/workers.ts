@@ -3,8 +3,11 @@ import { FateErrorCode, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
+import { type ChildScope, childScope } from './child-scope.js';
+import { wakeParent } from './children.js';
 import type { Lease } from './lease.js';
 import type { FateMetrics } from './metrics.js';
+import type { OpLimits, Pass } from './op-limits.js';
 import type { ResolvedFateOptions } from './options.js';
 import type { Pool } from './pools.js';
 import { isInterrupted, isStoreFault, type RunnerContext, runTransaction } from './runner.js';
@@ -36,6 +39,8 @@ export class Workers<Env> {
   readonly #failures = new Map<FateId, number>();
   readonly #stop = new AbortController();
   readonly #count: number;
+  readonly #limits: OpLimits;
+  readonly #scope: ChildScope;
   #workers: Promise<void>[] = [];
 
   constructor(
@@ -44,8 +49,12 @@ export class Workers<Env> {
     lease: Lease,
     stopping: () => boolean,
     metrics: FateMetrics,
+    limits: OpLimits,
+    scope: ChildScope,
   ) {
     this.#o = o;
+    this.#limits = limits;
+    this.#scope = scope;
     this.#queue = pool.queue;
     this.#count = pool.workers;
     this.#lease = lease;
@@ -128,12 +137,25 @@ export class Workers<Env> {
       return;
     }
     if (!fate) return; // another instance has it
+    let pass: Pass | undefined;
+    try {
+      pass = await this.#limits.enter(fate);
+    } catch (error) {
+      this.#o.onEvent('warning', { message: 'taking a slot of its op failed', id, error });
+      await this.#settle(fate, 0);
+      return;
+    }
+    if (!pass) return; // given back deferred: its op has no free slot (cluster-wide limit)
     let deferMs = 0;
     try {
-      const outcome = await runTransaction(this.#ctx, fate, signal);
+      const parent = parentOf(await fate.getInfo('internal').catch(() => undefined));
+      const outcome = await childScope.run(this.#scope, () =>
+        runTransaction(this.#ctx, fate, signal),
+      );
       this.#failures.delete(id);
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });
+        if (parent) this.#wake(parent);
       }
     } catch (error) {
       if (isInterrupted(error)) {
@@ -154,6 +176,7 @@ export class Workers<Env> {
       }
     } finally {
       await this.#settle(fate, deferMs);
+      await pass.leave();
     }
   }
 
@@ -185,6 +208,19 @@ export class Workers<Env> {
     }
   }
 
+  /** A child finished: its parked parent is woken (in the background; its re-check is the backstop). */
+  #wake(parent: FateId): void {
+    const timeoutMs = 2 * this.#o.store.livenessTimeoutMs;
+    wakeParent(this.#o.store, parent, timeoutMs).then(this.#scope.woken, (error) => {
+      if (isFateError(error, FateErrorCode.NOT_FOUND)) return; // the parent was deleted
+      this.#o.onEvent('warning', {
+        message: 'waking the parent of a finished child failed; it wakes at its re-check',
+        id: parent,
+        error,
+      });
+    });
+  }
+
   #nextBackoff(id: FateId): number {
     const failures = (this.#failures.get(id) ?? 0) + 1;
     this.#failures.delete(id);
@@ -195,4 +231,9 @@ export class Workers<Env> {
     }
     return Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
   }
+}
+
+function parentOf(internal: unknown): FateId | undefined {
+  const v = internal as { kind?: unknown; parent?: unknown } | undefined;
+  return v?.kind === 'child' && typeof v.parent === 'string' ? (v.parent as FateId) : undefined;
 }

@@ -90,6 +90,9 @@ export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
   if (retainMs !== undefined && (!Number.isSafeInteger(retainMs) || retainMs < 0)) {
     throw invalidArgument('retainMs must be an integer >= 0');
   }
+  if (request.held !== undefined && typeof request.held !== 'boolean') {
+    throw invalidArgument('held must be a boolean');
+  }
   const deferMs = seedDeferMs(request, now);
   const id = request.key === undefined ? newFateId() : keyedFateId(request.key);
   const info: TxInfo = {
@@ -98,13 +101,14 @@ export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
     ...(request.autoClean ? { autoClean: true } : {}),
     ...(retainMs !== undefined ? { retainMs } : {}),
     ...(request.key ? { key: { type: request.key.type, key: request.key.key } } : {}),
+    ...(request.internal !== undefined ? { internal: request.internal } : {}),
   };
   return {
     id,
     keyed: request.key !== undefined,
     created: now,
     record: {
-      status: Status.SUBMITTED,
+      status: request.held ? Status.NEW : Status.SUBMITTED,
       stack: encodeJson('stack', [step]),
       info: encodeJson('info', info),
       op: request.opName,

@@ -38,6 +38,11 @@ export interface TxInfo {
   /** How long to keep it once finished, ms (set at seed); else the engine's retention. */
   retainMs?: number;
   key?: FateKey;
+  /**
+   * State of the engine's own records (schedules, concurrency slots: op names starting with
+   * `fate:`), which stay NEW and are never run.
+   */
+  internal?: JsonValue;
   /** Failed attempts of a step whose call is retried (`RetryPolicy`). */
   retry?: TxRetry;
 }
@@ -68,6 +73,7 @@ export const INFO_KEYS: readonly InfoKey[] = [
   'retainMs',
   'key',
   'retry',
+  'internal',
 ];
 
 /** A read-only view of one transaction. An absent id reads UNKNOWN, empty. */
@@ -118,6 +124,13 @@ export interface SeedRequest {
    * estimate of the store's clock (`now()`) as it is seeded. Not with `delayMs`.
    */
   readonly runAt?: number | Date;
+  /**
+   * Inserted NEW instead of SUBMITTED: stored but never run until something reserves it and
+   * sets it SUBMITTED (schedules seed this way, then submit once their own write is fenced).
+   */
+  readonly held?: boolean;
+  /** Stored in info as `internal` (the engine's own records). */
+  readonly internal?: JsonValue;
 }
 
 /** How `ageOff` sweeps. */

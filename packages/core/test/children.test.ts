@@ -1,0 +1,101 @@
+// Child transactions (issue 25): what awaitChildren refuses, its steps outside an engine, and
+// what undoing it cancels.
+// Every backend runs the engine cases in @fate/conformance (engine/children.ts).
+import { describe, expect, it } from 'vitest';
+import { childScope } from '../src/engine/child-scope.js';
+import { childKey, childStepTypes } from '../src/engine/children.js';
+import {
+  awaitChildren,
+  createFatesStore,
+  type FateId,
+  type JsonValue,
+  keyedFateId,
+  MemoryBackend,
+  type Repo,
+  Status,
+  StepRegistry,
+} from '../src/index.js';
+
+class Leaf implements Repo {
+  readonly type = 'leaf';
+  isReady(): number {
+    return 0;
+  }
+  call(): undefined {
+    return undefined;
+  }
+  undo(): void {}
+  state(): JsonValue {
+    return { leaf: true };
+  }
+}
+
+describe('awaitChildren', () => {
+  const child = (name: string) => ({ name, opName: 'op', step: new Leaf() });
+
+  it('refuses no children, duplicate or empty names and a bad recheckMs with FATE_INVALID_ARGUMENT', () => {
+    const bad = expect.objectContaining({ name: 'TypeError', code: 'FATE_INVALID_ARGUMENT' });
+    expect(() => awaitChildren([], new Leaf())).toThrow(bad);
+    expect(() => awaitChildren([child('a'), child('a')], new Leaf())).toThrow(bad);
+    expect(() => awaitChildren([child('')], new Leaf())).toThrow(bad);
+    expect(() => awaitChildren([child('a')], new Leaf(), { recheckMs: 0 })).toThrow(bad);
+  });
+
+  it('is a step whose state is JSON, rebuilt by the engine from its type', () => {
+    const step = awaitChildren([child('a'), child('b')], new Leaf(), { recheckMs: 1_000 });
+    expect(step.type).toBe('fate:children');
+    const state = JSON.parse(JSON.stringify(step.state()));
+    expect(state).toEqual({
+      children: [
+        { name: 'a', opName: 'op', step: { type: 'leaf', state: { leaf: true } } },
+        { name: 'b', opName: 'op', step: { type: 'leaf', state: { leaf: true } } },
+      ],
+      next: { type: 'leaf', state: { leaf: true } },
+      continueOnFailure: false,
+      recheckMs: 1_000,
+    });
+    const rebuilt = childStepTypes.find((t) => t.type === step.type)?.fromState(state);
+    expect(rebuilt?.state()).toEqual(state);
+  });
+
+  it('keys each child by its parent and name', () => {
+    const parent = keyedFateId({ type: 't', key: 'p' }) as FateId;
+    expect(childKey(parent, 'a')).toEqual({ type: 'fate:child', key: `${parent}/a` });
+    expect(keyedFateId(childKey(parent, 'a'))).not.toBe(keyedFateId(childKey(parent, 'b')));
+  });
+
+  it('says so when its steps run outside an engine', async () => {
+    const step = awaitChildren([child('a')], new Leaf());
+    await expect(
+      (async () =>
+        step.call(keyedFateId({ type: 't', key: 'p' }), undefined, {
+          signal: new AbortController().signal,
+        }))(),
+    ).rejects.toThrow(/only inside a Fate engine/);
+  });
+
+  it('cancels, when undone, the children that have not begun and leaves the others', async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    const parent = keyedFateId({ type: 't', key: 'parent' });
+    const scope = {
+      store,
+      steps: new StepRegistry(),
+      wake: () => undefined,
+      woken: () => undefined,
+    };
+    const step = awaitChildren([child('waiting'), child('running')], new Leaf());
+    // its call seeds both children; the engine would run 'running' meanwhile
+    const wait = await childScope.run(scope, async () =>
+      step.call(parent, undefined, { signal: new AbortController().signal }),
+    );
+    const [waiting, running] = ['waiting', 'running'].map((n) => keyedFateId(childKey(parent, n)));
+    const held = await store.tryReserve(running as FateId, { start: true });
+    await held?.unreserve();
+    await childScope.run(scope, async () =>
+      (wait as Repo).undo(parent, undefined, { signal: new AbortController().signal }),
+    );
+    expect((await store.read(waiting as FateId)).status).toBe(Status.FAILED);
+    expect((await store.read(waiting as FateId)).info.error?.message).toBe('cancelled');
+    expect((await store.read(running as FateId)).status).toBe(Status.IN_PROGRESS);
+  });
+});
