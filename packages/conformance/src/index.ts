@@ -13,6 +13,7 @@ import { runnerFaultTests } from './faults/runner-faults.js';
 import type { ConformanceTarget } from './fixture.js';
 import { ageOffTests } from './store/age-off.js';
 import { backendAnswerTests } from './store/backend-answers.js';
+import { claimTests } from './store/claims.js';
 import { badInputTests } from './store/bad-input.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
@@ -65,6 +66,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     roundTripTests(target);
     reservationTests(target);
     reservationListingTests(target);
+    claimTests(target);
     fencingTests(target);
     writeFieldTests(target);
     deferralTests(target);

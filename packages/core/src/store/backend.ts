@@ -1,5 +1,6 @@
 import type { FateId } from '../ids.js';
 import type { Status } from '../status.js';
+import type { StoreBackendClaims } from './backend-claims.js';
 import type { FinishedEntry, StoreBackendQueries } from './backend-queries.js';
 import type { StoreCapabilities } from './capabilities.js';
 import type { IdRange, Reservation } from './types.js';
@@ -86,7 +87,9 @@ export interface ReservationFilter {
  * (`createFatesStore`) validates arguments, checks preconditions, encodes data, judges
  * liveness and retries unknown outcomes, so none of that is repeated per backend. Every
  * hook is required except the optional queries of `StoreBackendQueries` (`ageOffDue`,
- * `counts`, `listPage`), which the guard replaces with a full read when absent.
+ * `counts`, `listPage`), which the guard replaces with a full read when absent, and the
+ * batched claim of `StoreBackendClaims` (`claimMany`), which it replaces with a scan and
+ * one `tryReserve` per id.
  *
  * Atomicity: each method is one atomic step against the shared data. `write` and
  * `clearReservation` apply only when the stored reservation equals the given one in both
@@ -98,7 +101,7 @@ export interface ReservationFilter {
  * with the reservation already stored returns the record; `insert` of an existing id
  * returns false (the guard then compares what is stored).
  */
-export interface StoreBackend extends StoreBackendQueries {
+export interface StoreBackend extends StoreBackendQueries, StoreBackendClaims {
   readonly capabilities: StoreCapabilities;
 
   /** Connects and prepares (schema, scripts). Called once by the guard. */
