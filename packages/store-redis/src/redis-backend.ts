@@ -4,6 +4,7 @@ import type {
   BackendListPage,
   BackendListQuery,
   BackendScan,
+  ClaimedRecord,
   FateId,
   IdRange,
   InstanceRecord,
@@ -17,6 +18,7 @@ import type {
   StoredRecord,
 } from '@fate/core';
 import { declareCapabilities } from '@fate/core';
+import { claimMany } from './redis-claims.js';
 import { ServerClock } from './redis-clock.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
@@ -53,6 +55,8 @@ export class RedisBackend implements StoreBackend {
   /** The names of this store's keys. */
   readonly keys: RedisKeys;
   #redis?: RedisClient;
+  /** First uuids of claims sent and not answered: a call with one again is a repeat. */
+  readonly #claimsSent = new Set<string>();
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
 
@@ -148,6 +152,24 @@ export class RedisBackend implements StoreBackend {
       });
       if (got === 'absent' || got === 'held') return got;
       return reservedRecord(got as string[], { lockId, uuid });
+    });
+  }
+
+  claimMany(
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<ClaimedRecord[]> {
+    const first = reservations[0]?.uuid ?? '';
+    // a call made again with the same reservations (the guard's repeat of a lost reply)
+    const repeat = this.#claimsSent.has(first);
+    this.#claimsSent.add(first);
+    if (this.#claimsSent.size > 1_000)
+      this.#claimsSent.delete(this.#claimsSent.values().next().value as string);
+    return this.#call('claimMany', (redis) =>
+      claimMany(redis, this.keys.shardsIn(range), range, reservations, repeat),
+    ).then((claimed) => {
+      this.#claimsSent.delete(first);
+      return claimed;
     });
   }
 

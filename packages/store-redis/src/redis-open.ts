@@ -1,5 +1,6 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import type { Cluster, Redis } from 'ioredis';
+import { CLAIM_SCRIPT } from './redis-claims.js';
 import type { ServerClock } from './redis-clock.js';
 import type { RedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
@@ -15,6 +16,7 @@ const ALL_SCRIPTS = [
   ...Object.values(RECORD_SCRIPTS),
   ...Object.values(LIVENESS_SCRIPTS),
   SCAN_SCRIPT,
+  CLAIM_SCRIPT,
   LAYOUT_SCRIPT,
 ];
 
