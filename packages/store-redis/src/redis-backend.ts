@@ -55,7 +55,10 @@ export class RedisBackend implements StoreBackend {
   /** The names of this store's keys. */
   readonly keys: RedisKeys;
   #redis?: RedisClient;
-  /** First uuids of claims sent and not answered: a call with one again is a repeat. */
+  /**
+   * First uuids of the last 1,000 claims sent (each call has fresh ones): a call with one
+   * again is the guard's repeat after a lost reply, here or above this backend.
+   */
   readonly #claimsSent = new Set<string>();
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
@@ -167,10 +170,7 @@ export class RedisBackend implements StoreBackend {
       this.#claimsSent.delete(this.#claimsSent.values().next().value as string);
     return this.#call('claimMany', (redis) =>
       claimMany(redis, this.keys.shardsIn(range), range, reservations, repeat),
-    ).then((claimed) => {
-      this.#claimsSent.delete(first);
-      return claimed;
-    });
+    );
   }
 
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
