@@ -3,6 +3,7 @@ import { FateErrorCode, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
+import { letGo } from './claimed-work.js';
 import type { Lease } from './lease.js';
 import type { FateMetrics } from './metrics.js';
 import type { ResolvedFateOptions } from './options.js';
@@ -101,19 +102,31 @@ export class Workers<Env> {
     }
   }
 
+  /** The signal runs get now: a claim takes it before it is sent, as a reservation does. */
+  get runSignal(): AbortSignal {
+    return this.#runs.signal;
+  }
+
   async #runOne(id: FateId): Promise<void> {
-    if (!this.#lease.valid) return; // not live as far as we know: take nothing new
+    const claimed = this.#queue.claimed(id);
+    if (!this.#lease.valid) {
+      // not live as far as we know: take nothing new, and give back what was claimed
+      if (claimed) await letGo(claimed.fate);
+      return;
+    }
     // The run's signal is taken before reserving: should the lease lapse while the
     // reservation is being taken, the run is aborted too (others may clear it meanwhile),
-    // even when a renewal came before the reply.
-    const signal = this.#runs.signal;
-    let fate: FateStore | undefined;
-    try {
-      fate = await this.#o.store.tryReserve(id, { start: true });
-    } catch (error) {
-      // an unknown outcome is cleared by the store client in the background
-      this.#o.onEvent('warning', { message: 'reserving failed', id, error });
-      return;
+    // even when a renewal came before the reply. A claimed one's was taken before its claim.
+    const signal = claimed?.signal ?? this.#runs.signal;
+    let fate: FateStore | undefined = claimed?.fate;
+    if (!fate) {
+      try {
+        fate = await this.#o.store.tryReserve(id, { start: true });
+      } catch (error) {
+        // an unknown outcome is cleared by the store client in the background
+        this.#o.onEvent('warning', { message: 'reserving failed', id, error });
+        return;
+      }
     }
     if (!fate) return; // another instance has it
     let deferMs = 0;
