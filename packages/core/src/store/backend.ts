@@ -96,8 +96,9 @@ export interface ReservationFilter {
  * fields (lock id AND uuid): this is fencing.
  *
  * Lost replies: any call may apply and still fail with an error (the reply was lost). The
- * guard retries `insert`, `insertMany`, `tryReserve`, `write` and `clearReservation` with the same
- * arguments, so each must give the same answer when repeated after it applied: `tryReserve`
+ * guard retries `insert`, `insertMany`, `tryReserve`, `claimMany`, `write` and
+ * `clearReservation` with the same arguments, so each must give the same answer when
+ * repeated after it applied: `tryReserve`
  * with the reservation already stored returns the record; `insert` of an existing id
  * returns false (the guard then compares what is stored).
  */
