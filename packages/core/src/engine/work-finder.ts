@@ -199,10 +199,12 @@ export class WorkFinder {
       this.#o.onEvent('warning', { message: 'reserving failed', id, error });
     }
     let found = 0;
+    const unrun: Promise<void>[] = [];
     for (const fate of claimed) {
       if (this.#running && this.#o.leaseValid() && queue.offerClaimed({ fate, signal })) found++;
-      else void letGo(fate);
+      else unrun.push(letGo(fate));
     }
+    await Promise.all(unrun); // before a shutdown goes on to leave membership
     return { found, full: claimed.length + refused.length >= idle, wait: false };
   }
 

@@ -15,6 +15,8 @@ export class WorkQueue {
   readonly #held = new Set<FateId>();
   /** Ids handed out already reserved (claimed), until a worker takes their handle. */
   readonly #claims = new Map<FateId, ClaimedWork>();
+  /** Claimed work let go at close, until the store answered. */
+  readonly #lettingGo: Promise<void>[] = [];
   #takers: Array<(id: FateId | undefined) => void> = [];
   #watchers: Array<() => void> = [];
   #closed = false;
@@ -119,10 +121,15 @@ export class WorkQueue {
     for (const id of this.#items.splice(0)) {
       this.#held.delete(id);
       const work = this.claimed(id);
-      if (work) void letGo(work.fate);
+      if (work) this.#lettingGo.push(letGo(work.fate));
     }
     for (const t of this.#takers.splice(0)) t(undefined);
     this.#changed();
+  }
+
+  /** Resolves once claimed work dropped at close was let go. */
+  async released(): Promise<void> {
+    await Promise.all(this.#lettingGo);
   }
 
   #hand(id: FateId, first: boolean): void {

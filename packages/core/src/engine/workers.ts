@@ -81,7 +81,7 @@ export class Workers<Env> {
 
   /** Resolves when every worker returned (the queue was closed and runs ended). */
   done(): Promise<void> {
-    return Promise.all(this.#workers).then(() => undefined);
+    return Promise.all([...this.#workers, this.#queue.released()]).then(() => undefined);
   }
 
   /** Aborts every running step's signal; with `giveUp`, releases stop being retried. */
