@@ -141,7 +141,8 @@ export function claimTests(target: ConformanceTarget): void {
       const got: string[] = [];
       const owners = new Map<string, string>();
       await mapLimit(clients, 4, async (c) => {
-        for (let empty = 0; empty < 3; ) {
+        // bounded: a backend that claims the same ids again must fail here, not loop
+        for (let empty = 0, calls = 0; empty < 3 && calls < 60 && got.length <= 120; calls++) {
           const { claimed } = await c.claimRunnable(undefined, { limit: 7 });
           if (claimed.length === 0) empty++;
           for (const h of claimed) {
