@@ -18,6 +18,7 @@ import type { ConformanceTarget } from './fixture.js';
 import { ageOffTests } from './store/age-off.js';
 import { backendAnswerTests } from './store/backend-answers.js';
 import { badInputTests } from './store/bad-input.js';
+import { claimTests } from './store/claims.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
 import { fencingTests } from './store/fencing.js';
@@ -80,6 +81,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     roundTripTests(target);
     reservationTests(target);
     reservationListingTests(target);
+    claimTests(target);
     fencingTests(target);
     writeFieldTests(target);
     deferralTests(target);

@@ -47,6 +47,7 @@ export type {
   StoreBackend,
   StoredRecord,
 } from './store/backend.js';
+export type { ClaimedRecord, StoreBackendClaims } from './store/backend-claims.js';
 export type {
   BackendAgeOffQuery,
   BackendCount,
@@ -57,6 +58,7 @@ export type {
   StoreBackendQueries,
 } from './store/backend-queries.js';
 export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
+export { type ClaimOptions, type ClaimResult, MAX_CLAIM } from './store/claims.js';
 export { checkJson, MAX_JSON_DEPTH, sameReservation } from './store/codec.js';
 export type { FateStore, TxChange } from './store/fate-store.js';
 export type { FatesStore } from './store/fates-store.js';

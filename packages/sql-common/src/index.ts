@@ -7,6 +7,13 @@ export {
   toCounts,
   toListPage,
 } from './sql-admin.js';
+export {
+  type ClaimableArgs,
+  type ClaimedRow,
+  type ClaimOneArgs,
+  claimQueries,
+  toClaimed,
+} from './sql-claims.js';
 export type { SqlDialect } from './sql-dialect.js';
 export {
   createAgeOffIndexes,

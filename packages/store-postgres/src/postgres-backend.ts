@@ -5,6 +5,7 @@ import {
   type BackendListPage,
   type BackendListQuery,
   type BackendScan,
+  type ClaimedRecord,
   declareCapabilities,
   FateError,
   FateErrorCode,
@@ -28,12 +29,14 @@ import {
   livenessRecords,
   type RecordColumns,
   scanPage,
+  toClaimed,
   toRecord,
   toReservations,
   writeArgs,
 } from '@fate/sql-common';
 import pg from 'pg';
 import { type PostgresAdmin, postgresAdmin } from './postgres-admin.js';
+import { claimStatements } from './postgres-claims.js';
 import { type ResolvedPostgresConfig, redact } from './postgres-config.js';
 import { toStoreError } from './postgres-errors.js';
 import { migrate } from './postgres-migrations.js';
@@ -58,6 +61,8 @@ interface Connection {
    */
   readonly control: pg.Pool;
   readonly statements: PostgresStatements;
+  /** `claimMany`, one statement per range shape. */
+  readonly claims: ReturnType<typeof claimStatements>;
   /** The indexed admin and periodic reads (age-off, counts, list pages). */
   readonly admin: PostgresAdmin;
   readonly wakeups: PostgresWakeups;
@@ -121,7 +126,8 @@ export class PostgresBackend implements StoreBackend {
       const channel = this.channel;
       const notifier = new WakeupNotifier(() => statements.notify.rows(control, { channel }));
       const admin = postgresAdmin(this.config.schema);
-      this.#connection = { pool, control, statements, admin, wakeups, notifier };
+      const claims = claimStatements(this.config.schema);
+      this.#connection = { pool, control, statements, claims, admin, wakeups, notifier };
     } catch (err) {
       await Promise.all([pool.end(), control.end()]).catch(() => undefined);
       throw toStoreError(err, 'opening', this.#where());
@@ -212,6 +218,20 @@ export class PostgresBackend implements StoreBackend {
         const verdict = holderVerdict(holder, reservation);
         if (verdict !== 'free') return verdict;
       }
+    });
+  }
+
+  async claimMany(
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<ClaimedRecord[]> {
+    const lockId = reservations[0]?.lockId;
+    if (lockId === undefined) return [];
+    const uuids = reservations.map((r) => r.uuid);
+    return this.#run('claimMany', async ({ pool, claims }) => {
+      const [statement, bounds] = forRange(claims, range);
+      const rows = await statement.rows(pool, { ...bounds, lockId, uuids, limit: uuids.length });
+      return rows.map((row) => toClaimed(row));
     });
   }
 

@@ -4,6 +4,7 @@ import type {
   BackendListPage,
   BackendListQuery,
   BackendScan,
+  ClaimedRecord,
   FateId,
   IdRange,
   InstanceRecord,
@@ -18,6 +19,7 @@ import type {
 } from '@fate/core';
 import { declareCapabilities, ServerClock } from '@fate/core';
 import { redisAgeOffDue, redisCounts, redisListPage } from './redis-admin.js';
+import { claimMany } from './redis-claims.js';
 import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
@@ -52,6 +54,11 @@ export class RedisBackend implements StoreBackend {
   /** The names of this store's keys. */
   readonly keys: RedisKeys;
   #redis?: RedisClient;
+  /**
+   * First uuids of the last 1,000 claims sent (each call has fresh ones): a call with one
+   * again is the guard's repeat after a lost reply, here or above this backend.
+   */
+  readonly #claimsSent = new Set<string>();
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
 
@@ -148,6 +155,21 @@ export class RedisBackend implements StoreBackend {
       if (got === 'absent' || got === 'held') return got;
       return reservedRecord(got as string[], { lockId, uuid });
     });
+  }
+
+  claimMany(
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<ClaimedRecord[]> {
+    const first = reservations[0]?.uuid ?? '';
+    // a call made again with the same reservations (the guard's repeat of a lost reply)
+    const repeat = this.#claimsSent.has(first);
+    this.#claimsSent.add(first);
+    if (this.#claimsSent.size > 1_000)
+      this.#claimsSent.delete(this.#claimsSent.values().next().value as string);
+    return this.#call('claimMany', (redis) =>
+      claimMany(redis, this.keys.shardsIn(range), range, reservations, repeat),
+    );
   }
 
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {

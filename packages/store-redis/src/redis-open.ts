@@ -1,6 +1,7 @@
 import type { ServerClock } from '@fate/core';
 import { FateError, FateErrorCode } from '@fate/core';
 import type { Cluster, Redis } from 'ioredis';
+import { CLAIM_SCRIPT } from './redis-claims.js';
 import type { RedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
@@ -15,6 +16,7 @@ const ALL_SCRIPTS = [
   ...Object.values(RECORD_SCRIPTS),
   ...Object.values(LIVENESS_SCRIPTS),
   SCAN_SCRIPT,
+  CLAIM_SCRIPT,
   LAYOUT_SCRIPT,
 ];
 

@@ -1,4 +1,5 @@
-import { type FateId, newFateId, partitionRange, Status } from '@fate/core';
+import { randomUUID } from 'node:crypto';
+import { type FateId, inRange, newFateId, partitionRange, Status } from '@fate/core';
 import { parseRedisUrl } from '@fate/store-redis';
 import { redisKeys, slotOfTag } from '@fate/store-redis/internal';
 import { describe, expect, it } from 'vitest';
@@ -161,5 +162,29 @@ describe('Redis shards', () => {
     }
     expect(cleared).toEqual([{ id: held, reservation }]);
     expect((await store.scanRunnable()).ids.sort()).toEqual([free, held].sort());
+  });
+
+  it('answers a repeated claim with what it took, though an earlier shard has work by then', async () => {
+    const backend = await redis.backend(sharded(newPrefix(), 3));
+    const idIn = (partition: number): FateId => {
+      for (;;) {
+        const id = newFateId();
+        if (inRange(id, partitionRange({ partition, total: 3 }))) return id;
+      }
+    };
+    const record = { status: Status.SUBMITTED, stack: '[]', info: '{}', op: 'op' };
+    const later = [idIn(1), idIn(1)].sort();
+    for (const id of later) await backend.insert(id, record);
+    const rs = [1, 2, 3].map(() => ({ lockId: 'w1@claims', uuid: randomUUID() }));
+    const first = (await backend.claimMany(undefined, rs)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(first.map((c) => c.id)).toEqual(later);
+    // work arrives in the first shard before the claim, its reply lost, is asked again
+    const early = idIn(0);
+    await backend.insert(early, record);
+    const again = (await backend.claimMany(undefined, rs)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(again.map((c) => c.id)).toEqual(later);
+    expect(again.map((c) => c.record.reservation)).toEqual(first.map((c) => c.record.reservation));
+    expect(again.map((c) => c.record.status)).toEqual([Status.IN_PROGRESS, Status.IN_PROGRESS]);
+    expect((await backend.read(early))?.reservation).toBeNull();
   });
 });

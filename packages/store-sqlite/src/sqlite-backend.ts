@@ -4,6 +4,7 @@ import {
   type BackendListPage,
   type BackendListQuery,
   type BackendScan,
+  type ClaimedRecord,
   declareCapabilities,
   FateError,
   FateErrorCode,
@@ -32,6 +33,7 @@ import {
 import Database from 'better-sqlite3';
 import { type AdminStatements, prepareAdmin } from './sqlite-admin.js';
 import { isBusy, retryBusy, SYNC_BUSY_MS } from './sqlite-busy.js';
+import { prepareClaims, type SqliteClaim } from './sqlite-claims.js';
 import type { ResolvedSqliteConfig } from './sqlite-config.js';
 import { toStoreError } from './sqlite-errors.js';
 import { prepareFile } from './sqlite-file.js';
@@ -47,6 +49,8 @@ interface Connection {
   readonly statements: Statements;
   /** The indexed admin and periodic reads (age-off, counts, list pages). */
   readonly admin: AdminStatements;
+  /** `claimMany` in one `BEGIN IMMEDIATE` transaction. */
+  readonly claim: SqliteClaim;
   /** `insert` of many records in one `BEGIN IMMEDIATE` transaction. */
   readonly insertAll: (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) => boolean[];
   /** Writes the wake-up file after a write that made work runnable. */
@@ -175,6 +179,13 @@ export class SqliteBackend implements StoreBackend {
     });
   }
 
+  async claimMany(
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<ClaimedRecord[]> {
+    return this.#run('claimMany', ({ claim }) => claim(range, reservations));
+  }
+
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
     return this.#run('write', ({ statements: s, notifier }) => {
       if (change.delete) return s.remove.run(fence(id, reservation)).changes === 1;
@@ -299,6 +310,7 @@ function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wa
     database,
     statements,
     admin: prepareAdmin(database),
+    claim: prepareClaims(database, statements),
     insertAll: (records) => insertAll.immediate(records),
   };
 }

@@ -1,5 +1,6 @@
 import type {
   BackendScan,
+  ClaimedRecord,
   FateId,
   IdRange,
   InstanceRecord,
@@ -14,6 +15,7 @@ import type {
 } from '@fate/core';
 import { declareCapabilities, FateError, FateErrorCode } from '@fate/core';
 import { ZkBatchMarkers } from './zk-batch-markers.js';
+import { ZkClaims } from './zk-claims.js';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { ZkInserter } from './zk-inserter.js';
@@ -51,6 +53,7 @@ export class ZkBackend implements StoreBackend {
   readonly #inserter: ZkInserter;
   readonly #scanner: ZkScanner;
   readonly #writer: ZkWriter;
+  readonly #claims: ZkClaims;
 
   readonly #create: boolean;
 
@@ -71,6 +74,10 @@ export class ZkBackend implements StoreBackend {
     const batches = new ZkBatchMarkers(this.#client, this.#layout);
     this.#reserved = new ZkReservationIndex(this.#client, this.#layout, this.#records);
     this.#writer = new ZkWriter(this.#records, this.#runnable, this.#reserved);
+    this.#claims = new ZkClaims({
+      scan: (range, limit) => this.#scanner.scan(range, limit),
+      tryReserve: (id, reservation, start) => this.#writer.tryReserve(id, reservation, start),
+    });
     this.#liveness = new ZkLiveness(this.#client, this.#layout);
     this.#wakeups = new ZkWakeups(this.#client, this.#layout.wakeup);
     const markers = { runnable: this.#runnable, batches };
@@ -133,6 +140,14 @@ export class ZkBackend implements StoreBackend {
     start?: boolean,
   ): Promise<StoredRecord | 'absent' | 'held'> {
     return this.#writer.tryReserve(id, reservation, start);
+  }
+
+  /** A scan, then one reservation per id, pipelined on the session (`ZkClaims`). */
+  claimMany(
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<ClaimedRecord[]> {
+    return this.#claims.claim(range, reservations);
   }
 
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {

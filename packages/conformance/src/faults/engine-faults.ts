@@ -25,12 +25,15 @@ export function engineFaultTests(target: ConformanceTarget): void {
     it('runs a transaction whose reservation reply was lost, once or for good', async () => {
       const { store, faults } = await ctx.faultyClient();
       const fate = await ctx.engine({ store });
+      // an engine reserves with claimMany where the store claims many, else tryReserve
       faults.inject('lose-reply', 'tryReserve', 1);
+      faults.inject('lose-reply', 'claimMany', 1);
       const once = await fate.seed(script(2), { opName: 'op' });
       expect((await fate.waitForCompletion(once.id, { timeoutMs: 10_000 })).status).toBe(
         Status.SUCCESSFUL,
       );
       faults.inject('lose-reply', 'tryReserve', 4); // every repeat of one reservation
+      faults.inject('lose-reply', 'claimMany', 4);
       const unknown = await fate.seed(script(2), { opName: 'op' });
       expect((await fate.waitForCompletion(unknown.id, { timeoutMs: 10_000 })).status).toBe(
         Status.SUCCESSFUL,
@@ -101,18 +104,25 @@ export function engineFaultTests(target: ConformanceTarget): void {
       });
       // The reservation applies and its reply waits while heartbeats fail until the lease
       // lapses (others may clear it meanwhile), then flow again: the run must not start.
-      faults.after('tryReserve', async () => {
+      // (An engine reserves with tryReserve, or with claimMany where the store claims many.)
+      let held = false;
+      const holdReply = async () => {
+        if (held) return;
+        held = true;
         const beats = faults.calls.get('heartbeat') ?? 0;
         faults.inject('fail', 'heartbeat', 8);
         await eventually('the lease lapsed', async () => lapse.lapsed(), 5_000);
         const back = async () => (faults.calls.get('heartbeat') ?? 0) >= beats + 10;
         await eventually('heartbeats are acknowledged again', back, 5_000);
-      });
+      };
+      faults.after('tryReserve', holdReply);
+      faults.after('claimMany', holdReply);
       const { id } = await fate.seed(script(1), { opName: 'op' });
       expect((await fate.waitForCompletion(id, { timeoutMs: 15_000 })).status).toBe(
         Status.SUCCESSFUL,
       );
-      expect(faults.calls.get('tryReserve')).toBeGreaterThanOrEqual(2); // the first run gave up
+      const reserves = (faults.calls.get('tryReserve') ?? 0) + (faults.calls.get('claimMany') ?? 0);
+      expect(reserves).toBeGreaterThanOrEqual(2); // the first run gave up
       expect(ctx.env.log.get(id)).toEqual(['call:1']);
     });
 

@@ -4,6 +4,7 @@ import type {
   BackendListPage,
   BackendListQuery,
   BackendScan,
+  ClaimedRecord,
   FateId,
   IdRange,
   InstanceRecord,
@@ -33,7 +34,8 @@ export type FaultOp =
   | 'ageOffDue'
   | 'counts'
   | 'listPage'
-  | 'deleteAgedOff';
+  | 'deleteAgedOff'
+  | 'claimMany';
 
 /**
  * What a fault does to a call:
@@ -90,10 +92,19 @@ export class FaultyBackend implements StoreBackend {
   readonly counts?: () => Promise<BackendCount[]>;
   readonly deleteAgedOff?: (ids: readonly string[], q: BackendAgeOffQuery) => Promise<number>;
   readonly listPage?: (query: BackendListQuery) => Promise<BackendListPage>;
+  /** The wrapped backend's batched claim, present exactly when it has it. */
+  readonly claimMany?: (
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ) => Promise<ClaimedRecord[]>;
 
   constructor(inner: StoreBackend) {
     this.#inner = inner;
-    const { ageOffDue, counts, listPage, deleteAgedOff } = inner;
+    const { ageOffDue, counts, listPage, deleteAgedOff, claimMany } = inner;
+    if (claimMany) {
+      this.claimMany = (range, rs) =>
+        this.#run('claimMany', [range, rs], () => claimMany.call(inner, range, rs));
+    }
     if (deleteAgedOff) {
       this.deleteAgedOff = (ids, q) =>
         this.#run('deleteAgedOff', [ids, q], () => deleteAgedOff.call(inner, ids, q));

@@ -1,5 +1,6 @@
 import type {
   BackendScan,
+  ClaimedRecord,
   FateId,
   IdRange,
   InstanceRecord,
@@ -59,9 +60,20 @@ export class SimBackend implements StoreBackend {
   #calls = 0;
   #hot = false;
 
+  /** The inner backend's batched claim, present exactly when it has it (engines then claim). */
+  readonly claimMany?: (
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ) => Promise<ClaimedRecord[]>;
+
   constructor(inner: StoreBackend, options: SimBackendOptions) {
     this.#inner = inner;
     this.#o = options;
+    const { claimMany } = inner;
+    if (claimMany) {
+      this.claimMany = (range, rs) =>
+        this.#run('claimMany', () => claimMany.call(inner, range, rs));
+    }
   }
 
   get capabilities(): StoreCapabilities {

@@ -20,7 +20,7 @@ import type { PoolStats } from './pools.js';
 import { membershipGroup } from './pools.js';
 import type { ScheduleOptions, StepFactory } from './schedule-types.js';
 import { Schedules } from './schedules.js';
-import { WorkFinder } from './work-finder.js';
+import { WorkFinder, type WorkFinderOptions } from './work-finder.js';
 import { Workers } from './workers.js';
 
 export type { FateResult, SeedOptions, WaitOptions };
@@ -133,7 +133,22 @@ export class Fate<Env = unknown> {
       backoffMaxMs: this.#o.backoffMaxMs,
       pageSize: Math.max(64, 4 * this.#o.workers),
       onEvent: this.#o.onEvent,
+      ...this.#claimOption(),
     });
+  }
+
+  /**
+   * Claims (one store call reserving a batch for the idle workers) when the store claims
+   * many natively and this engine has one pool for every op over range partitions: a
+   * claim cannot filter by op or by hash.
+   */
+  #claimOption(): Pick<WorkFinderOptions, 'claim'> {
+    const { pools, store, scanner } = this.#o;
+    const [only] = pools.all;
+    const workers = this.#workers[0];
+    if (!store.batchedClaims || pools.all.length !== 1 || !only || only.ops || !workers) return {};
+    if (scanner.strategy !== 'range') return {};
+    return { claim: { queue: only.queue, signal: () => workers.runSignal } };
   }
 
   /** This instance's id in the store. */

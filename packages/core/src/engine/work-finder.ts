@@ -6,6 +6,7 @@ import {
   partitionRange,
 } from '../partition.js';
 import type { FatesStore } from '../store/fates-store.js';
+import { letGo } from './claimed-work.js';
 import type { FateEvents } from './events.js';
 import { scanChannel, traced } from './tracing.js';
 import type { WorkQueue } from './work-queue.js';
@@ -26,6 +27,13 @@ export interface WorkFinderOptions {
   readonly backoffMaxMs: number;
   /** Ids read per scan page. */
   readonly pageSize: number;
+  /**
+   * Set when this engine claims its work (one pool that runs every op, range partitions):
+   * the pool's queue and the signal its runs get now. The finder then claims as many
+   * runnable transactions of its range as the pool has idle workers, in one store call
+   * (`claimRunnable`), and hands them out reserved.
+   */
+  readonly claim?: { readonly queue: WorkQueue; readonly signal: () => AbortSignal };
   readonly onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
 }
 
@@ -134,8 +142,15 @@ export class WorkFinder {
   }
 
   /** Reads one page after the cursor and hands its ids out; moves the cursor on. */
-  async #page(partition: PartitionData) {
+  async #page(partition: PartitionData): Promise<PageOutcome> {
     const { scanner, store, pageSize } = this.#o;
+    let claimed = 0;
+    if (this.#o.claim && scanner.strategy === 'range') {
+      const outcome = await this.#claim(this.#o.claim, partition);
+      if (outcome.full) return { found: outcome.found, more: outcome.wait };
+      // fewer than asked: the scan below finds what else there is, and the next deferral
+      claimed = outcome.found;
+    }
     const options = {
       limit: pageSize,
       ...(this.#cursor !== undefined ? { after: this.#cursor } : {}),
@@ -147,7 +162,7 @@ export class WorkFinder {
       total: partition.total,
     };
     const scan = await traced(scanChannel, trace, () => scanner.scan(store, partition, options));
-    const found = await this.#handOut(scan.ids, scan.ops);
+    const found = claimed + (await this.#handOut(scan.ids, scan.ops));
     // A rescan reads the same place again; otherwise a full page goes on after it.
     if (!this.#stale) this.#cursor = scan.last;
     this.#o.onEvent('scan', {
@@ -158,6 +173,39 @@ export class WorkFinder {
       found,
     });
     return { found, more: this.#cursor !== undefined, nextDeferralAt: scan.nextDeferralAt };
+  }
+
+  /**
+   * Claims as many runnable transactions of the partition's range as the pool has idle
+   * workers and hands them out reserved; with no idle worker it waits for one (or a
+   * wake-up). `full`: the claim took all it asked for (more may be there).
+   */
+  async #claim(
+    claim: NonNullable<WorkFinderOptions['claim']>,
+    partition: PartitionData,
+  ): Promise<{ found: number; full: boolean; wait: boolean }> {
+    const { queue } = claim;
+    const idle = queue.idle - queue.queued;
+    if (idle <= 0) {
+      await Promise.race([queue.changed(), this.#wakeUp()]);
+      this.#wake = undefined;
+      return { found: 0, full: true, wait: true };
+    }
+    const signal = claim.signal(); // taken before the claim is sent, as for a reservation
+    const { claimed, refused } = await this.#o.store.claimRunnable(partitionRange(partition), {
+      limit: idle,
+    });
+    for (const { id, error } of refused) {
+      this.#o.onEvent('warning', { message: 'reserving failed', id, error });
+    }
+    let found = 0;
+    const unrun: Promise<void>[] = [];
+    for (const fate of claimed) {
+      if (this.#running && this.#o.leaseValid() && queue.offerClaimed({ fate, signal })) found++;
+      else unrun.push(letGo(fate));
+    }
+    await Promise.all(unrun); // before a shutdown goes on to leave membership
+    return { found, full: claimed.length + refused.length >= idle, wait: false };
   }
 
   /**
@@ -227,6 +275,12 @@ export class WorkFinder {
     clearTimeout(timer);
     this.#wake = undefined;
   }
+}
+
+interface PageOutcome {
+  readonly found: number;
+  readonly more: boolean;
+  readonly nextDeferralAt?: number | undefined;
 }
 
 function samePartition(a: PartitionData | undefined, b: PartitionData | undefined): boolean {

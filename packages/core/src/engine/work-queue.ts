@@ -1,4 +1,5 @@
 import type { FateId } from '../ids.js';
+import { type ClaimedWork, letGo } from './claimed-work.js';
 
 /** What `tryOffer` did with an id. */
 export type OfferResult = 'queued' | 'full' | 'held' | 'closed';
@@ -12,6 +13,10 @@ export class WorkQueue {
   readonly #capacity: number;
   readonly #items: FateId[] = [];
   readonly #held = new Set<FateId>();
+  /** Ids handed out already reserved (claimed), until a worker takes their handle. */
+  readonly #claims = new Map<FateId, ClaimedWork>();
+  /** Claimed work let go at close, until the store answered. */
+  readonly #lettingGo: Promise<void>[] = [];
   #takers: Array<(id: FateId | undefined) => void> = [];
   #watchers: Array<() => void> = [];
   #closed = false;
@@ -54,6 +59,26 @@ export class WorkQueue {
   }
 
   /**
+   * Hands out a transaction the finder claimed (reserved for this pool's idle workers),
+   * past the capacity; false when closed or the id is held here already (the caller then
+   * lets it go).
+   */
+  offerClaimed(work: ClaimedWork): boolean {
+    const id = work.fate.id;
+    if (this.#closed || this.#held.has(id)) return false;
+    this.#claims.set(id, work);
+    this.#hand(id, false);
+    return true;
+  }
+
+  /** The claimed work of an id just taken, if it was handed out claimed. */
+  claimed(id: FateId): ClaimedWork | undefined {
+    const work = this.#claims.get(id);
+    this.#claims.delete(id);
+    return work;
+  }
+
+  /**
    * Puts an id at the head of the queue at once, past the capacity: for transactions
    * whose holder died, which have waited longest. False when closed or held already.
    */
@@ -87,12 +112,24 @@ export class WorkQueue {
     return new Promise((r) => this.#watchers.push(r));
   }
 
-  /** Stops handing out ids; queued ids are dropped (they stay unreserved in the store). */
+  /**
+   * Stops handing out ids; queued ids are dropped (they stay unreserved in the store, and
+   * claimed ones are let go).
+   */
   close(): void {
     this.#closed = true;
-    for (const id of this.#items.splice(0)) this.#held.delete(id);
+    for (const id of this.#items.splice(0)) {
+      this.#held.delete(id);
+      const work = this.claimed(id);
+      if (work) this.#lettingGo.push(letGo(work.fate));
+    }
     for (const t of this.#takers.splice(0)) t(undefined);
     this.#changed();
+  }
+
+  /** Resolves once claimed work dropped at close was let go. */
+  async released(): Promise<void> {
+    await Promise.all(this.#lettingGo);
   }
 
   #hand(id: FateId, first: boolean): void {

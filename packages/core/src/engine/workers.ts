@@ -5,6 +5,7 @@ import { Status } from '../status.js';
 import type { FateStore } from '../store/fate-store.js';
 import { type ChildScope, childScope } from './child-scope.js';
 import { wakeParent } from './children.js';
+import { letGo } from './claimed-work.js';
 import type { Lease } from './lease.js';
 import type { FateMetrics } from './metrics.js';
 import type { OpLimits, Pass } from './op-limits.js';
@@ -101,7 +102,7 @@ export class Workers<Env> {
 
   /** Resolves when every worker returned (the queue was closed and runs ended). */
   done(): Promise<void> {
-    return Promise.all(this.#workers).then(() => undefined);
+    return Promise.all([...this.#workers, this.#queue.released()]).then(() => undefined);
   }
 
   /** Aborts every running step's signal; with `giveUp`, releases stop being retried. */
@@ -122,19 +123,31 @@ export class Workers<Env> {
     }
   }
 
+  /** The signal runs get now: a claim takes it before it is sent, as a reservation does. */
+  get runSignal(): AbortSignal {
+    return this.#runs.signal;
+  }
+
   async #runOne(id: FateId): Promise<void> {
-    if (!this.#lease.valid) return; // not live as far as we know: take nothing new
+    const claimed = this.#queue.claimed(id);
+    if (!this.#lease.valid) {
+      // not live as far as we know: take nothing new, and give back what was claimed
+      if (claimed) await letGo(claimed.fate);
+      return;
+    }
     // The run's signal is taken before reserving: should the lease lapse while the
     // reservation is being taken, the run is aborted too (others may clear it meanwhile),
-    // even when a renewal came before the reply.
-    const signal = this.#runs.signal;
-    let fate: FateStore | undefined;
-    try {
-      fate = await this.#o.store.tryReserve(id, { start: true });
-    } catch (error) {
-      // an unknown outcome is cleared by the store client in the background
-      this.#o.onEvent('warning', { message: 'reserving failed', id, error });
-      return;
+    // even when a renewal came before the reply. A claimed one's was taken before its claim.
+    const signal = claimed?.signal ?? this.#runs.signal;
+    let fate: FateStore | undefined = claimed?.fate;
+    if (!fate) {
+      try {
+        fate = await this.#o.store.tryReserve(id, { start: true });
+      } catch (error) {
+        // an unknown outcome is cleared by the store client in the background
+        this.#o.onEvent('warning', { message: 'reserving failed', id, error });
+        return;
+      }
     }
     if (!fate) return; // another instance has it
     let pass: Pass | undefined;

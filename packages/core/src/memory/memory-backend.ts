@@ -11,6 +11,7 @@ import type {
   StoreBackend,
   StoredRecord,
 } from '../store/backend.js';
+import type { ClaimedRecord } from '../store/backend-claims.js';
 import type {
   BackendAgeOffQuery,
   BackendCount,
@@ -20,6 +21,7 @@ import type {
 import { declareCapabilities, type StoreCapabilities } from '../store/capabilities.js';
 import { sameReservation } from '../store/codec.js';
 import type { IdRange, Reservation } from '../store/types.js';
+import { firstAtOrAfter, memoryClaimMany } from './memory-claims.js';
 import {
   memoryAgeOffDue,
   memoryCounts,
@@ -110,6 +112,13 @@ export class MemoryBackend implements StoreBackend {
     };
     this.#space.put(id, reserved);
     return toStored({ ...reserved, status: r.status }); // the status as found
+  }
+
+  async claimMany(
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<ClaimedRecord[]> {
+    return memoryClaimMany(this.#space, range, reservations, this.now());
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
@@ -231,19 +240,6 @@ export class MemoryBackend implements StoreBackend {
       this.#space.wakeups.off('work', listener);
     };
   }
-}
-
-/** The index of the first id >= `start` (binary search). */
-function firstAtOrAfter(sorted: readonly string[], start: string | undefined): number {
-  if (start === undefined) return 0;
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < start) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function toStored(e: Entry): StoredRecord {

@@ -19,6 +19,8 @@ export class MemorySpace {
   readonly counts = new Map<string, number>();
   /** Finished records' ids (the age-off index; due ones are picked from it). */
   readonly finished = new Set<string>();
+  /** Held reservations: uuid → id (a repeated claim finds what it took by its uuids). */
+  readonly held = new Map<string, string>();
   /** Every id, sorted; rebuilt lazily after inserts (deleted ids are skipped when read). */
   #sorted: string[] | undefined;
 
@@ -31,6 +33,8 @@ export class MemorySpace {
     const old = this.records.get(id);
     if (old) this.#count(old, -1);
     else this.#sorted = undefined;
+    if (old?.reservation) this.held.delete(old.reservation.uuid);
+    if (entry.reservation) this.held.set(entry.reservation.uuid, id);
     this.records.set(id, entry);
     this.#count(entry, 1);
     if (entry.finished) this.finished.add(id);
@@ -41,6 +45,7 @@ export class MemorySpace {
     const old = this.records.get(id);
     if (!old) return;
     this.#count(old, -1);
+    if (old.reservation) this.held.delete(old.reservation.uuid);
     this.records.delete(id);
     this.finished.delete(id);
   }

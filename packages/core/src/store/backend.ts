@@ -1,5 +1,6 @@
 import type { FateId } from '../ids.js';
 import type { Status } from '../status.js';
+import type { StoreBackendClaims } from './backend-claims.js';
 import type { FinishedEntry, StoreBackendQueries } from './backend-queries.js';
 import type { StoreCapabilities } from './capabilities.js';
 import type { IdRange, Reservation } from './types.js';
@@ -90,19 +91,22 @@ export interface ReservationFilter {
  * (`createFatesStore`) validates arguments, checks preconditions, encodes data, judges
  * liveness and retries unknown outcomes, so none of that is repeated per backend. Every
  * hook is required except the optional queries of `StoreBackendQueries` (`ageOffDue`,
- * `counts`, `listPage`), which the guard replaces with a full read when absent.
+ * `counts`, `listPage`), which the guard replaces with a full read when absent, and the
+ * batched claim of `StoreBackendClaims` (`claimMany`), which it replaces with a scan and
+ * one `tryReserve` per id.
  *
  * Atomicity: each method is one atomic step against the shared data. `write` and
  * `clearReservation` apply only when the stored reservation equals the given one in both
  * fields (lock id AND uuid): this is fencing.
  *
  * Lost replies: any call may apply and still fail with an error (the reply was lost). The
- * guard retries `insert`, `insertMany`, `tryReserve`, `write` and `clearReservation` with the same
- * arguments, so each must give the same answer when repeated after it applied: `tryReserve`
+ * guard retries `insert`, `insertMany`, `tryReserve`, `claimMany`, `write` and
+ * `clearReservation` with the same arguments, so each must give the same answer when
+ * repeated after it applied: `tryReserve`
  * with the reservation already stored returns the record; `insert` of an existing id
  * returns false (the guard then compares what is stored).
  */
-export interface StoreBackend extends StoreBackendQueries {
+export interface StoreBackend extends StoreBackendQueries, StoreBackendClaims {
   readonly capabilities: StoreCapabilities;
 
   /** Connects and prepares (schema, scripts). Called once by the guard. */

@@ -1,5 +1,6 @@
 import type { FateId } from '../ids.js';
 import type { StoreCapabilities } from './capabilities.js';
+import type { ClaimOptions, ClaimResult } from './claims.js';
 import type { FateStore } from './fate-store.js';
 import type {
   AgeOffCandidate,
@@ -66,6 +67,17 @@ export interface FatesStore {
    * reservation, if it was stored, is released in the background.
    */
   tryReserve(id: FateId, options?: TryReserveOptions): Promise<FateStore | undefined>;
+  /**
+   * Reserves and starts up to `limit` runnable transactions of `range` (all ids when
+   * undefined), lowest ids first, each under its own reservation, as `tryReserve(id,
+   * {start: true})` would: one backend call where the backend claims many
+   * (`batchedClaims`), else a scan and one reservation per id. A reply lost after the store
+   * applied it is asked again and answers what the first took; if the outcome stays
+   * unknown the call fails and whatever it stored is released in the background.
+   */
+  claimRunnable(range: IdRange | undefined, options: ClaimOptions): Promise<ClaimResult>;
+  /** True when `claimRunnable` is one backend call (`StoreBackend.claimMany`). */
+  readonly batchedClaims: boolean;
   /**
    * Waits until `id` can be reserved. An absent id is `FATE_NOT_FOUND` at once; the
    * signal gives `FATE_ABORTED`, the timeout `FATE_TIMEOUT`.

@@ -5,6 +5,7 @@ import { Status } from '../status.js';
 import { ageOff } from './age-off.js';
 import type { StoreBackend, StoredRecord } from './backend.js';
 import type { StoreCapabilities } from './capabilities.js';
+import { type ClaimHost, type ClaimOptions, type ClaimResult, claimRunnable } from './claims.js';
 import { ClientLiveness } from './client-liveness.js';
 import { decodeStatus, decodeView } from './codec.js';
 import type { FateStore } from './fate-store.js';
@@ -85,8 +86,13 @@ class GuardedFatesStore implements FatesStore {
     this.#backend = backend;
     this.#options = options;
     this.lockId = newLockId(options.instanceId);
-    this.#ledger = new ReservationLedger((id, reservation) =>
-      this.#call('clearReservation', (b) => b.clearReservation(id, reservation)),
+    this.#ledger = new ReservationLedger(
+      (id, reservation) =>
+        this.#call('clearReservation', (b) => b.clearReservation(id, reservation)),
+      async () =>
+        (await this.#call('reservations', (b) => b.reservations({ lockId: this.lockId }))).filter(
+          (r) => r.reservation.lockId === this.lockId,
+        ),
     );
     const caller = {
       call: <T>(what: string, fn: (b: StoreBackend) => Promise<T>) => this.#call(what, fn),
@@ -146,7 +152,33 @@ class GuardedFatesStore implements FatesStore {
     parseFateId(id);
     const taken = await this.#take(id, options?.start === true);
     if (!taken) return undefined;
-    const { reservation, record } = taken;
+    return this.#handle(id, taken.reservation, taken.record, options?.start === true);
+  }
+
+  /** Whether `claimRunnable` is one backend call (`claimMany`) or a scan plus one per id. */
+  get batchedClaims(): boolean {
+    return typeof this.#backend.claimMany === 'function';
+  }
+
+  claimRunnable(range: IdRange | undefined, options: ClaimOptions): Promise<ClaimResult> {
+    const host: ClaimHost = {
+      lockId: this.lockId,
+      backend: this.#backend,
+      ledger: this.#ledger,
+      retried: (what, fn) => this.#retried(what, fn),
+      tryReserve: (id) => this.tryReserve(id, { start: true }),
+      handle: (id, reservation, record) => this.#handle(id, reservation, record, true),
+    };
+    return claimRunnable(host, range, options);
+  }
+
+  /** A handle for a reservation this client just took; a status that does not decode is let go. */
+  async #handle(
+    id: FateId,
+    reservation: Reservation,
+    record: StoredRecord,
+    start: boolean,
+  ): Promise<FateStore> {
     let status: Status;
     try {
       status = decodeStatus(id, record.status);
@@ -160,7 +192,7 @@ class GuardedFatesStore implements FatesStore {
     // Reserved to start, a backend answers with the status as it found it: SUBMITTED means
     // this very reservation started it (a repeat after a lost reply finds IN_PROGRESS, and
     // then nothing is assumed). The store now holds IN_PROGRESS.
-    const startedNow = options?.start === true && status === Status.SUBMITTED;
+    const startedNow = start && status === Status.SUBMITTED;
     const handle = new ReservedFate(
       this.#host,
       id,

@@ -3,6 +3,8 @@ import type { Reservation } from './types.js';
 
 /** What the ledger needs from the guard to end a reservation by itself. */
 export type ClearReservation = (id: FateId, reservation: Reservation) => Promise<boolean>;
+/** The reservations the store keeps under this client's lock id. */
+export type ListOwnReservations = () => Promise<Array<{ id: string; reservation: Reservation }>>;
 
 const FIRST_PAUSE_MS = 250;
 const MAX_PAUSE_MS = 5_000;
@@ -20,13 +22,17 @@ const MAX_PAUSE_MS = 5_000;
 export class ReservationLedger {
   readonly #held = new Map<string, WeakRef<object> | 'pending'>();
   readonly #uncertain = new Map<string, { id: FateId; reservation: Reservation }>();
+  /** Uuids of claims (`claimMany`) whose outcome stayed unknown: which ids, nobody knows. */
+  readonly #uncertainClaims = new Set<string>();
   readonly #clear: ClearReservation;
+  readonly #listOwn: ListOwnReservations;
   #timer: NodeJS.Timeout | undefined;
   #pause = FIRST_PAUSE_MS;
   #closed = false;
 
-  constructor(clear: ClearReservation) {
+  constructor(clear: ClearReservation, listOwn: ListOwnReservations) {
     this.#clear = clear;
+    this.#listOwn = listOwn;
   }
 
   /** A tryReserve with this uuid is about to be sent. */
@@ -61,10 +67,23 @@ export class ReservationLedger {
     this.#schedule();
   }
 
+  /**
+   * A claim of many whose outcome stayed unknown: any of these reservations may be stored,
+   * on ids nobody knows. The store's reservations under this lock id are listed once it
+   * answers, and those with one of these uuids cleared.
+   */
+  uncertainClaims(reservations: readonly Reservation[]): void {
+    for (const r of reservations) this.forget(r.uuid);
+    if (this.#closed) return;
+    for (const r of reservations) this.#uncertainClaims.add(r.uuid);
+    this.#schedule();
+  }
+
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
     this.#uncertain.clear();
+    this.#uncertainClaims.clear();
   }
 
   #schedule(): void {
@@ -83,8 +102,25 @@ export class ReservationLedger {
         failed = true; // still no answer: try again later
       }
     }
+    if (this.#uncertainClaims.size > 0 && !(await this.#resolveClaims())) failed = true;
     this.#timer = undefined;
     this.#pause = failed ? Math.min(this.#pause * 2, MAX_PAUSE_MS) : FIRST_PAUSE_MS;
-    if (this.#uncertain.size > 0) this.#schedule();
+    if (this.#uncertain.size > 0 || this.#uncertainClaims.size > 0) this.#schedule();
+  }
+
+  /** Lists this client's reservations and clears the unknown claims among them. */
+  async #resolveClaims(): Promise<boolean> {
+    const uuids = [...this.#uncertainClaims];
+    try {
+      const stored = await this.#listOwn();
+      const wanted = new Set(uuids);
+      for (const { id, reservation } of stored) {
+        if (wanted.has(reservation.uuid)) await this.#clear(id as FateId, reservation);
+      }
+      for (const uuid of uuids) this.#uncertainClaims.delete(uuid);
+      return true;
+    } catch {
+      return false; // still no answer: try again later
+    }
   }
 }

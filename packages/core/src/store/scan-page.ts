@@ -17,13 +17,7 @@ export async function scanPage(
   options: ScanOptions = {},
   scan: (range: IdRange | undefined, limit: number) => Promise<BackendScan>,
 ): Promise<ScanResult> {
-  if (range !== undefined) {
-    for (const bound of [range.start, range.end]) {
-      if (bound !== undefined && (typeof bound !== 'string' || !/^[0-9a-f-]*$/.test(bound))) {
-        throw invalidArgument('range bounds are lowercase hex strings');
-      }
-    }
-  }
+  checkRange(range);
   const limit = options.limit ?? DEFAULT_SCAN_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SCAN_LIMIT) {
     throw invalidArgument(`limit must be an integer in 1..${MAX_SCAN_LIMIT}`);
@@ -45,4 +39,15 @@ export async function scanPage(
     ...(page.nextDeferralAt ? { nextDeferralAt: page.nextDeferralAt } : {}),
     ...(page.last !== undefined ? { last: page.last } : {}),
   };
+}
+
+/** Checks a range's bounds (lowercase hex prefixes of ids, either may be absent). */
+export function checkRange(range: IdRange | undefined): void {
+  if (range === undefined) return;
+  if (range === null || typeof range !== 'object') throw invalidArgument('range must be an object');
+  for (const bound of [range.start, range.end]) {
+    if (bound !== undefined && (typeof bound !== 'string' || !/^[0-9a-f-]*$/.test(bound))) {
+      throw invalidArgument('range bounds are lowercase hex strings');
+    }
+  }
 }

@@ -42,7 +42,10 @@ export function overriding<T extends object>(inner: T, overrides: Partial<T>): T
   });
 }
 
-/** Which handles a mutant wraps: a worker's runs (`tryReserve`) or client calls (`reserve`). */
+/**
+ * Which handles a mutant wraps: a worker's runs (`tryReserve`, or `claimRunnable` where the
+ * engine claims) or client calls (`reserve`).
+ */
 export interface HandleWrappers {
   readonly run?: (handle: FateStore) => FateStore;
   readonly client?: (handle: FateStore) => FateStore;
@@ -58,6 +61,11 @@ export function handles(wrappers: HandleWrappers): (store: FatesStore) => FatesS
             tryReserve: async (id, options) => {
               const handle = await store.tryReserve(id, options);
               return handle && run(handle);
+            },
+            // an engine over a store that claims many takes its runs' handles this way
+            claimRunnable: async (range, options) => {
+              const result = await store.claimRunnable(range, options);
+              return { ...result, claimed: result.claimed.map(run) };
             },
           }
         : {}),

@@ -20,11 +20,13 @@ export const schedulingMutants: readonly EngineMutant[] = [
   {
     name: 'partition-ignored',
     promise: 72,
-    breaks: "the work finder scans the whole id space instead of its partition's range",
+    breaks:
+      "the work finder scans (or claims from) the whole id space instead of its partition's range",
     hooks: {
       store: (store) =>
         overriding(store, {
           scanRunnable: (_range, options) => store.scanRunnable(undefined, options),
+          claimRunnable: (_range, options) => store.claimRunnable(undefined, options),
         }),
     },
   },
