@@ -12,7 +12,12 @@ import {
 } from '@fate/test-services';
 import { dropPostgresSchema, dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
 import { clusterCommandCounts } from './bench-cluster.js';
-import { redisCommands, redisCpuSeconds, zkRequestsReceived } from './bench-server-stats.js';
+import {
+  postgresCpuSeconds,
+  redisCommands,
+  redisCpuSeconds,
+  zkRequestsReceived,
+} from './bench-server-stats.js';
 
 export type BackendName = 'sqlite' | 'redis' | 'zk' | 'postgres' | 'memory' | 'redis-cluster';
 
@@ -47,7 +52,10 @@ export interface BenchBackend {
     readonly shards: readonly number[];
     commandCounts(): Promise<Record<string, number>>;
   };
-  /** CPU seconds the store's server has used so far, where it says (Redis `INFO cpu`). */
+  /**
+   * CPU seconds the store's server has used so far, where it says: Redis `INFO cpu`, the
+   * PostgreSQL backends of the database (from /proc).
+   */
   serverCpuSeconds?(): Promise<number>;
   /** Requests or commands the store's server has handled so far, where it says. */
   readonly serverRequests?: {
@@ -130,7 +138,7 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
       const where = process.env.FATE_PG_URL
         ? `FATE_PG_URL (${service.url})`
         : 'a database on the local PostgreSQL server (or a private cluster)';
-      return tracked(name, `${where}, a schema per namespace`, true, service, async () => {
+      const backend = tracked(name, `${where}, a schema per namespace`, true, service, async () => {
         const schema = `fate_bench_${unique()}`;
         const url = new URL(service.url);
         url.searchParams.set('schema', schema);
@@ -138,6 +146,7 @@ export async function startBackend(name: BackendName): Promise<BenchBackend> {
         url.searchParams.set('poolSize', '16');
         return { url: url.href, destroy: () => dropPostgresSchema(service.url, schema) };
       });
+      return { ...backend, serverCpuSeconds: () => postgresCpuSeconds(service.url) };
     }
     case 'zk': {
       const service = await startZooKeeper();

@@ -1,17 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { type FatesStore, openStore } from '@fate/core';
 import type { BenchBackend } from './bench-backends.js';
 import type { BenchConfig } from './bench-config.js';
+import { timeDrain } from './bench-drain.js';
 import { countSucceeded } from './bench-engines.js';
 import { WorkerProcesses } from './bench-processes.js';
 import { type BacklogRow, type BacklogRun, progress } from './bench-results.js';
-import { median, sleep, wallNow } from './bench-stats.js';
+import { median } from './bench-stats.js';
 import { noopStepData } from './bench-steps.js';
 
 /** Seeds per `seedMany` call. */
 const SEED_CHUNK = 1_000;
-/** How long to wait for the backlog to drain before giving up, ms. */
-const DRAIN_TIMEOUT_MS = 300_000;
 
 /** The transactions of a backlog run on this backend. */
 export const backlogTxs = (backend: BenchBackend, config: BenchConfig): number =>
@@ -74,36 +72,10 @@ async function drainOnce(
       const n = Math.min(SEED_CHUNK, txs - i);
       await store.seedMany(Array.from({ length: n }, () => ({ step, opName: 'bench-backlog' })));
     }
-    const run = randomBytes(3).toString('hex');
-    await Promise.all(
-      Array.from({ length: count }, (_, i) =>
-        processes.start(`backlog-${run}-${i}`, { workers, startOnGo: true, silent: true }),
-      ),
-    );
-    const serverBefore = await backend.serverCpuSeconds?.();
-    const startedAt = wallNow();
-    processes.send({ kind: 'go' });
-    // The processes count their own 'finished' events (asked over IPC, not the store, so
-    // the wait adds no load to the store); the store confirms the count afterwards.
-    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-    let reports = await processes.reports();
-    while (reports.reduce((n, r) => n + r.finished, 0) < txs) {
-      if (Date.now() > deadline) throw new Error(`the backlog of ${txs} did not drain`);
-      await sleep(100);
-      reports = await processes.reports();
-    }
-    const serverAfter = await backend.serverCpuSeconds?.();
+    const run = await timeDrain(processes, count, workers, txs, backend.serverCpuSeconds);
     const succeeded = await countSucceeded(store);
     if (succeeded !== txs) throw new Error(`${succeeded} of ${txs} transactions succeeded`);
-    const seconds = (Math.max(...reports.map((r) => r.lastFinishedAt)) - startedAt) / 1_000;
-    const cpuUs = reports.reduce((n, r) => n + r.cpuUs, 0);
-    return {
-      txPerSec: txs / seconds,
-      workerCpuUsPerTx: cpuUs / txs,
-      ...(serverBefore !== undefined && serverAfter !== undefined
-        ? { serverCpuUsPerTx: ((serverAfter - serverBefore) * 1e6) / txs }
-        : {}),
-    };
+    return run;
   } finally {
     await processes.stop();
     await store?.close();

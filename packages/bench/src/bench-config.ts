@@ -8,8 +8,15 @@ export type Measure = 'latency' | 'throughput' | 'recovery' | 'scan';
 export const MEASURES: readonly Measure[] = ['latency', 'throughput', 'recovery', 'scan'];
 
 /** `default` runs MEASURES; each other mode is one benchmark of its own. */
-export type Mode = 'default' | 'storm' | 'backlog' | 'pools' | 'roundtrips';
-export const MODES: readonly Mode[] = ['default', 'storm', 'backlog', 'pools', 'roundtrips'];
+export type Mode = 'default' | 'storm' | 'backlog' | 'pools' | 'roundtrips' | 'peers';
+export const MODES: readonly Mode[] = [
+  'default',
+  'storm',
+  'backlog',
+  'pools',
+  'roundtrips',
+  'peers',
+];
 
 /** What one run measures, and how much. */
 export interface BenchConfig {
@@ -55,6 +62,8 @@ export const USAGE = `usage: node packages/bench/dist/main.js [options]
                                   transaction; seed-to-start from another process
                       pools       fast-op latency behind slow work, with and without pools
                       roundtrips  backend calls per one-step and five-step transaction
+                      peers       the backlog and latency of backlog mode, beside BullMQ
+                                  (Redis), plainjob (SQLite) and graphile-worker (PostgreSQL)
                       scale       admin and periodic operations at 100k / 1M retained
                                   (SQLite, PostgreSQL): see bench-scale-main.ts
   --backend sqlite|redis|zk|postgres|memory|redis-cluster|all
@@ -151,6 +160,7 @@ export function parseArgs(argv: readonly string[]): BenchConfig | 'help' {
     backlogTxs: txs ?? (quick ? 300 : 20_000),
     backlogZkTxs: txs ?? (quick ? 300 : 5_000),
     backlogLayouts: [
+      ...(mode === 'peers' ? [{ processes: 1, workers: 1 }] : []),
       { processes: 1, workers: 16 },
       { processes: 2, workers: 16 },
     ],

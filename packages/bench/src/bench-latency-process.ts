@@ -31,7 +31,8 @@ export async function benchProcessLatency(
     const store = await openStore(ns.url);
     producer = store;
     const seed = () => store.seed({ step: noopStepData(1), opName: 'bench-latency' });
-    return [await sampleLatency(backend, config, 'other-process', seed, starts, wallNow)];
+    const figures = await sampleLatency(config, 'other-process', seed, starts, wallNow);
+    return [{ backend: backend.name, seededBy: 'other-process', ...figures }];
   } finally {
     await processes.stop();
     await producer?.close();

@@ -3,7 +3,7 @@ import type { BenchBackend } from './bench-backends.js';
 import type { BenchConfig } from './bench-config.js';
 import { startEngines } from './bench-engines.js';
 import { Moments } from './bench-moments.js';
-import { type LatencyRow, progress } from './bench-results.js';
+import { type LatencyFigures, type LatencyRow, progress } from './bench-results.js';
 import { percentile, sleep } from './bench-stats.js';
 import { NoopStep, noopStepData } from './bench-steps.js';
 
@@ -35,9 +35,8 @@ export async function benchLatency(
       LatencyRow['seededBy'],
       () => Promise<{ id: FateId }>,
     ][]) {
-      rows.push(
-        await sampleLatency(backend, config, seededBy, seed, starts, () => performance.now()),
-      );
+      const figures = await sampleLatency(config, seededBy, seed, starts, () => performance.now());
+      rows.push({ backend: backend.name, seededBy, ...figures });
     }
     return rows;
   } finally {
@@ -50,15 +49,15 @@ export async function benchLatency(
 /**
  * `config.latencySamples` seeds, spaced by a random pause in `config.latencySpacingMs`;
  * each sample is from just before `seed` (by `now`) to the moment `starts` records.
+ * `label` names the row in the progress line.
  */
 export async function sampleLatency(
-  backend: BenchBackend,
   config: BenchConfig,
-  seededBy: LatencyRow['seededBy'],
-  seed: () => Promise<{ id: FateId }>,
+  label: string,
+  seed: () => Promise<{ id: string }>,
   starts: Moments,
   now: () => number,
-): Promise<LatencyRow> {
+): Promise<LatencyFigures> {
   const [min, max] = config.latencySpacingMs;
   const samples: number[] = [];
   await sleep(max);
@@ -68,16 +67,14 @@ export async function sampleLatency(
     const { id } = await seed();
     samples.push((await starts.of(id, 10_000)) - before);
   }
-  const row: LatencyRow = {
-    backend: backend.name,
-    seededBy,
+  const row: LatencyFigures = {
     samples: samples.length,
     p50Ms: percentile(samples, 50),
     p99Ms: percentile(samples, 99),
     maxMs: Math.max(...samples),
   };
   progress(
-    `  latency (${seededBy}): p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, ` +
+    `  latency (${label}): p50 ${row.p50Ms.toFixed(1)} ms, p99 ${row.p99Ms.toFixed(1)} ms, ` +
       `max ${row.maxMs.toFixed(1)} ms over ${row.samples} samples`,
   );
   return row;

@@ -9,6 +9,7 @@ const TITLES: Record<Mode, string> = {
   backlog: 'Backlog and latency across processes (`--mode backlog`, issue 17)',
   pools: 'Worker pools (`--mode pools`, issue 15)',
   roundtrips: 'Store round trips (`--mode roundtrips`, issue 17)',
+  peers: 'fate beside the job queues (`--mode peers`)',
 };
 
 export const modeTitle = (mode: Mode): string => TITLES[mode];
@@ -42,6 +43,7 @@ const DEFAULTS =
 function bullets(c: BenchConfig): string[] {
   switch (c.mode) {
     case 'default':
+    case 'peers':
       return [];
     case 'storm':
       return [

@@ -3,6 +3,7 @@ import { POOL_LAYOUTS } from './bench-pools.js';
 import type { BenchResults, LatencyRow, RoundTripRow } from './bench-results.js';
 import { STORM } from './bench-storm.js';
 import { fmt, type Table } from './bench-table.js';
+import { peersTable } from './peers/peers-table.js';
 
 // The tables of the modes beside the default run (storm, backlog, pools, roundtrips), with
 // the figures and targets their issues give, so a reader sees them side by side.
@@ -188,6 +189,8 @@ export function modeTables(results: BenchResults): Table[] {
   if (results.processLatency.length > 0) out.push(processLatencyTable(results.processLatency));
   if (results.pools.length > 0) out.push(poolsTable(results));
   if (results.roundTrips.length > 0) out.push(roundTripTable(results.roundTrips));
+  const peers = peersTable(results);
+  if (peers) out.push(peers);
   return out;
 }
 

@@ -1,5 +1,3 @@
-import type { FateId } from '@fate/core';
-
 /**
  * The moment something happened to each transaction (its step's call began, it finished),
  * and who waits for which: a waiter may come before or after the moment.
@@ -17,7 +15,7 @@ export class Moments {
   }
 
   /** When it happened to `id` (possibly before this call); rejects after `timeoutMs`. */
-  of(id: FateId, timeoutMs: number): Promise<number> {
+  of(id: string, timeoutMs: number): Promise<number> {
     const seen = this.#seen.get(id);
     if (seen !== undefined) {
       this.#seen.delete(id);

@@ -52,18 +52,28 @@ type Report = Extract<WorkerMessage, { kind: 'report' }>;
 export class WorkerProcesses {
   readonly #url: string;
   readonly #onMessage: (m: WorkerMessage) => void;
+  readonly #script: string;
   readonly #children = new Map<string, ChildProcess>();
   readonly #ready = new Set<string>();
 
-  constructor(url: string, onMessage: (m: WorkerMessage) => void = () => undefined) {
+  /**
+   * `script`: the process to fork (default: a fate engine); it is given `url`, the instance
+   * id and the options as JSON, and speaks the messages above.
+   */
+  constructor(
+    url: string,
+    onMessage: (m: WorkerMessage) => void = () => undefined,
+    script: string = WORKER,
+  ) {
     this.#url = url;
     this.#onMessage = onMessage;
+    this.#script = script;
   }
 
   /** Forks an engine process named `instance`; resolves once it is ready (30 s at most). */
   start(instance: string, options: WorkerOptions = {}): Promise<void> {
     const args = [this.#url, instance, JSON.stringify(options)];
-    const child = fork(WORKER, args, {
+    const child = fork(this.#script, args, {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       execArgv: process.env.FATE_BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FATE_BENCH_CPU_PROF}`]

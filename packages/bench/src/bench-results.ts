@@ -1,5 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import type { BackendName } from './bench-backends.js';
+import type { PeerName } from './peers/peer-system.js';
 
 /** The machine a run was measured on. */
 export interface Machine {
@@ -58,6 +59,9 @@ export interface LatencyRow {
   readonly maxMs: number;
 }
 
+/** One latency row's figures, ms. */
+export type LatencyFigures = Pick<LatencyRow, 'samples' | 'p50Ms' | 'p99Ms' | 'maxMs'>;
+
 export interface RecoveryRow {
   readonly backend: BackendName;
   /** Median over the trials: SIGKILL to the first held transaction's step starting elsewhere. */
@@ -113,6 +117,23 @@ export interface BacklogRow extends BacklogRun {
   readonly txs: number;
   /** Every run; the row's figures are the median of each over them. */
   readonly runs: readonly BacklogRun[];
+}
+
+/** A peer job queue's backlog drained by its processes (median of the runs, and each). */
+export interface PeerRow extends BacklogRun {
+  readonly system: PeerName;
+  readonly version: string;
+  readonly processes: number;
+  /** Consumers (concurrency) per process. */
+  readonly workers: number;
+  readonly txs: number;
+  readonly runs: readonly BacklogRun[];
+}
+
+/** A peer's seed-to-start latency from another process, ms. */
+export interface PeerLatencyRow extends LatencyFigures {
+  readonly system: PeerName;
+  readonly version: string;
 }
 
 /** Seed-to-finish latency of a fast op, with or without a backlog of slow ones. */
@@ -179,6 +200,9 @@ export interface BenchResults {
   readonly backlog: BacklogRow[];
   readonly pools: PoolsRow[];
   readonly roundTrips: RoundTripRow[];
+  /** The peer job queues of `--mode peers`. */
+  readonly peers: PeerRow[];
+  readonly peerLatency: PeerLatencyRow[];
   readonly errors: BenchError[];
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { withTimeout } from './bench-stats.js';
@@ -56,5 +57,42 @@ export async function zkRequestsReceived(hostPort: string): Promise<number> {
     return field(await withTimeout(reply, 5_000, `the stat of ${hostPort}`), 'Received', 'stat');
   } finally {
     socket.destroy();
+  }
+}
+
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of the postgres process `pid` from /proc, seconds; 0 when it is not one. */
+function postgresProcessCpu(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    if (!stat.includes('(postgres)')) return 0;
+    // fields after the command (which may hold spaces): state is field 3, utime 14, stime 15
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * CPU seconds the PostgreSQL server processes serving the database of `url` have used
+ * (`pg_stat_activity` of that database, this query's own backend left out; /proc of each,
+ * so only for a server on this host). Shared server processes (WAL writer, checkpointer)
+ * are not counted, nor a backend that came and went between two readings.
+ */
+export async function postgresCpuSeconds(url: string): Promise<number> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    return rows.reduce((sum, row) => sum + postgresProcessCpu(row.pid), 0);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }

@@ -17,6 +17,7 @@ import { benchRoundTrips } from './bench-roundtrips.js';
 import { benchScan } from './bench-scan.js';
 import { benchStorm } from './bench-storm.js';
 import { benchThroughput } from './bench-throughput.js';
+import { benchPeerOf } from './peers/peers-bench.js';
 
 /** What runs per backend: a measure of the default mode, or a part of another mode. */
 type Part = Measure | Exclude<Mode, 'default'> | 'processLatency';
@@ -25,6 +26,7 @@ const PARTS: Record<Exclude<Mode, 'default'>, readonly Part[]> = {
   backlog: ['backlog', 'processLatency'],
   pools: ['pools'],
   roundtrips: ['roundtrips'],
+  peers: ['backlog', 'processLatency', 'peers'],
 };
 
 // `--mode scale` has options of its own (bench-scale-main.ts) and its own report.
@@ -64,6 +66,8 @@ const results: BenchResults = {
   backlog: [],
   pools: [],
   roundTrips: [],
+  peers: [],
+  peerLatency: [],
   errors: [],
 };
 const started = Date.now();
@@ -97,6 +101,11 @@ async function measureBackend(backend: BenchBackend): Promise<void> {
       benchProcessLatency(backend, cfg).then((r) => results.processLatency.push(...r)),
     pools: () => benchPools(backend, cfg).then((r) => results.pools.push(...r)),
     roundtrips: () => benchRoundTrips(backend, cfg).then((r) => results.roundTrips.push(...r)),
+    peers: () =>
+      benchPeerOf(backend.name, cfg).then((r) => {
+        results.peers.push(...r.rows);
+        results.peerLatency.push(...r.latency);
+      }),
   };
   try {
     for (const measure of cfg.mode === 'default' ? cfg.measures : PARTS[cfg.mode]) {
