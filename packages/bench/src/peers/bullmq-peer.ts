@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { startRedis } from '@fate/test-services';
 import { Queue, Worker } from 'bullmq';
-import { dropRedisPrefix } from '../bench-cleanup.js';
-import { redisCpuSeconds } from '../bench-server-stats.js';
+import { dropRedisPrefix } from '../services/cleanup.js';
+import { redisCpuSeconds } from '../services/server-stats.js';
 import type { PeerConsumer, PeerHooks, PeerQueue, PeerSystem, PeerTarget } from './peer-system.js';
 import { installedVersion } from './peer-versions.js';
 

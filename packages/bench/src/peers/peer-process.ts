@@ -1,14 +1,15 @@
 // One process of a peer job queue (see peers-bench.ts, which forks it through
-// WorkerProcesses): its consumers on the run's queue, speaking the messages of an engine
+// BenchProcesses): its consumers on the run's queue, speaking the messages of an engine
 // process (ready, step, report). Arguments: the PeerTarget as JSON, instance id, options.
-import type { ParentMessage, WorkerMessage, WorkerOptions } from '../bench-processes.js';
-import { wallNow } from '../bench-stats.js';
+
+import { wallNow } from '../measurements/stats.js';
+import type { BenchProcessOptions, ParentMessage, ProcessMessage } from '../processes/processes.js';
 import type { PeerConsumer, PeerHooks, PeerTarget } from './peer-system.js';
 
 const [json = '{}', instance = '', optionsJson = '{}'] = process.argv.slice(2);
 const target = JSON.parse(json) as PeerTarget;
-const options = JSON.parse(optionsJson) as WorkerOptions;
-const send = (m: WorkerMessage) => process.send?.(m);
+const options = JSON.parse(optionsJson) as BenchProcessOptions;
+const send = (m: ProcessMessage) => process.send?.(m);
 
 let finished = 0;
 let lastFinishedAt = 0;

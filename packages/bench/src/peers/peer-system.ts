@@ -1,4 +1,4 @@
-import type { BackendName } from '../bench-backends.js';
+import type { BackendName } from '../services/backends.js';
 
 // A job queue measured beside fate on the same backlog: the parent's side (a fresh queue per
 // run, seeding, counting) and the process side (consumers in a forked process).

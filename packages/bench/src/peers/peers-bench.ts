@@ -1,13 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import type { BackendName } from '../bench-backends.js';
-import type { BenchConfig } from '../bench-config.js';
-import { timeDrain } from '../bench-drain.js';
-import { sampleLatency } from '../bench-latency.js';
-import { Moments } from '../bench-moments.js';
-import { WorkerProcesses } from '../bench-processes.js';
-import { type BacklogRun, type PeerLatencyRow, type PeerRow, progress } from '../bench-results.js';
-import { median, wallNow } from '../bench-stats.js';
+import type { BenchConfig } from '../config.js';
+import { timeDrain } from '../measurements/drain.js';
+import { sampleLatency } from '../measurements/latency.js';
+import { Moments } from '../measurements/moments.js';
+import { median, wallNow } from '../measurements/stats.js';
+import { BenchProcesses } from '../processes/processes.js';
+import {
+  type BacklogRun,
+  type PeerLatencyRow,
+  type PeerRow,
+  progress,
+} from '../reporting/results.js';
+import type { BackendName } from '../services/backends.js';
 import { startBullmq } from './bullmq-peer.js';
 import { startGraphile } from './graphile-peer.js';
 import type { PeerSystem } from './peer-system.js';
@@ -23,9 +28,9 @@ const PEER_OF: Partial<Record<BackendName, () => Promise<PeerSystem>>> = {
 };
 
 /**
- * The peer of fate's `backend`, measured as fate's backlog is (bench-backlog.ts): the same
+ * The peer of fate's `backend`, measured as fate's backlog is (measurements/backlog.ts): the same
  * backlog, layouts and repeats, a fresh queue and fresh processes each run; then seed-to-start
- * from another process as bench-latency-process.ts measures fate's.
+ * from another process as measurements/latency-process.ts measures fate's.
  */
 export async function benchPeerOf(
   backend: BackendName,
@@ -54,7 +59,7 @@ export async function benchPeerOf(
         workers,
         txs: config.backlogTxs,
         txPerSec: median(runs.map((r) => r.txPerSec)),
-        workerCpuUsPerTx: median(runs.map((r) => r.workerCpuUsPerTx)),
+        processCpuUsPerTx: median(runs.map((r) => r.processCpuUsPerTx)),
         ...(server.length > 0 ? { serverCpuUsPerTx: median(server) } : {}),
         runs,
       });
@@ -72,7 +77,7 @@ async function drainOnce(
   txs: number,
 ): Promise<BacklogRun> {
   const queue = await system.open();
-  const processes = new WorkerProcesses(JSON.stringify(queue.target), undefined, PROCESS);
+  const processes = new BenchProcesses(JSON.stringify(queue.target), undefined, PROCESS);
   try {
     await queue.seedMany(txs);
     const run = await timeDrain(processes, count, workers, txs, system.serverCpuSeconds);
@@ -89,7 +94,7 @@ async function drainOnce(
 async function latencyOf(system: PeerSystem, config: BenchConfig): Promise<PeerLatencyRow> {
   const queue = await system.open();
   const starts = new Moments();
-  const processes = new WorkerProcesses(
+  const processes = new BenchProcesses(
     JSON.stringify(queue.target),
     (m) => m.kind === 'step' && starts.record(m.id, m.at),
     PROCESS,

@@ -1,7 +1,7 @@
-import type { BackendName } from '../bench-backends.js';
-import type { BacklogRow, BacklogRun, BenchResults, PeerRow } from '../bench-results.js';
-import { median } from '../bench-stats.js';
-import { fmt, type Table } from '../bench-table.js';
+import { median } from '../measurements/stats.js';
+import type { BacklogRow, BacklogRun, BenchResults, PeerRow } from '../reporting/results.js';
+import { fmt, type Table } from '../reporting/table.js';
+import type { BackendName } from '../services/backends.js';
 import type { PeerName } from './peer-system.js';
 
 // The side-by-side table of `--mode peers`: one column per system (each peer beside the
@@ -76,7 +76,7 @@ function throughputCell(column: Column, layout: string): string {
 function cpuCell(column: Column, layout: string): string {
   const row = column.rows.find((r) => layoutOf(r) === layout);
   if (!row) return '—';
-  const own = fmt(cores(row.runs, (r) => r.workerCpuUsPerTx));
+  const own = fmt(cores(row.runs, (r) => r.processCpuUsPerTx));
   const server = cores(row.runs, (r) => r.serverCpuUsPerTx);
   return Number.isFinite(server) ? `${own} + server ${fmt(server)}` : own;
 }
@@ -85,7 +85,7 @@ function perTxCell(column: Column, layout: string): string {
   const row = column.rows.find((r) => layoutOf(r) === layout);
   if (!row) return '—';
   const server = row.serverCpuUsPerTx;
-  return `${fmt(row.workerCpuUsPerTx)}${server === undefined ? '' : ` + ${fmt(server)}`}`;
+  return `${fmt(row.processCpuUsPerTx)}${server === undefined ? '' : ` + ${fmt(server)}`}`;
 }
 
 /** The side-by-side table; undefined when nothing of `--mode peers` ran. */

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { overlappingRuns, readStepRuns, type StepRun } from '@fate/conformance/harness';
 import { type FateId, type FatesStore, instanceIdOf, openStore } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { waitSucceeded } from './bench-engines.js';
-import { WorkerProcesses } from './bench-processes.js';
-import { progress, type StormRow } from './bench-results.js';
-import { percentile, sleep } from './bench-stats.js';
-import { sleepStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { waitSucceeded } from '../processes/engines.js';
+import { BenchProcesses } from '../processes/processes.js';
+import { sleepStepData } from '../processes/steps.js';
+import { progress, type StormRow } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { percentile, sleep } from './stats.js';
 
 export const STORM = { processes: 3, workers: 8, steps: 3, stepMs: [10, 30] } as const;
 /** Seeds per `seedMany` call. */
@@ -37,7 +37,7 @@ export async function benchStorm(backend: BenchBackend, config: BenchConfig): Pr
   const ns = await backend.namespace();
   const dir = mkdtempSync(join(tmpdir(), 'fate-bench-storm-'));
   const log = join(dir, 'steps.log');
-  const processes = new WorkerProcesses(ns.url);
+  const processes = new BenchProcesses(ns.url);
   const run = randomBytes(3).toString('hex');
   let spawned = 0;
   const spawn = () => processes.start(`storm-${run}-${spawned++}`, { workers: STORM.workers, log });
@@ -81,7 +81,7 @@ async function seed(store: FatesStore, count: number): Promise<FateId[]> {
 /** The kills, each on schedule; every victim is replaced at once (not waited for). */
 async function killRepeatedly(
   store: FatesStore,
-  processes: WorkerProcesses,
+  processes: BenchProcesses,
   spawn: () => Promise<void>,
   config: BenchConfig,
 ): Promise<Kill[]> {

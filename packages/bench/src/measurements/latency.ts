@@ -1,11 +1,11 @@
 import { type FateId, openStore } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { startEngines } from './bench-engines.js';
-import { Moments } from './bench-moments.js';
-import { type LatencyFigures, type LatencyRow, progress } from './bench-results.js';
-import { percentile, sleep } from './bench-stats.js';
-import { NoopStep, noopStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { startEngines } from '../processes/engines.js';
+import { NoopStep, noopStepData } from '../processes/steps.js';
+import { type LatencyFigures, type LatencyRow, progress } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { Moments } from './moments.js';
+import { percentile, sleep } from './stats.js';
 
 /**
  * Seed-to-start latency on an idle engine (one instance, default finder backoff): from

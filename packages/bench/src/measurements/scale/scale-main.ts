@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { startBackend } from './bench-backends.js';
-import { progress } from './bench-results.js';
-import { benchScale, type ScaleRow, scaleTable } from './bench-scale.js';
+import { progress } from '../../reporting/results.js';
+import { startBackend } from '../../services/backends.js';
+import { benchScale, type ScaleRow, scaleTable } from './scale.js';
 
 const USAGE = `usage: node packages/bench/dist/main.js --mode scale [options]
   --backend sqlite|postgres|all   (default all: sqlite, postgres)

@@ -10,14 +10,14 @@ import {
   startZooKeeper,
   type TestService,
 } from '@fate/test-services';
-import { dropPostgresSchema, dropRedisPrefix, dropZkTree } from './bench-cleanup.js';
-import { clusterCommandCounts } from './bench-cluster.js';
+import { dropPostgresSchema, dropRedisPrefix, dropZkTree } from './cleanup.js';
+import { clusterCommandCounts } from './cluster.js';
 import {
   postgresCpuSeconds,
   redisCommands,
   redisCpuSeconds,
   zkRequestsReceived,
-} from './bench-server-stats.js';
+} from './server-stats.js';
 
 export type BackendName = 'sqlite' | 'redis' | 'zk' | 'postgres' | 'memory' | 'redis-cluster';
 

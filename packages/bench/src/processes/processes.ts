@@ -2,16 +2,16 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { stopWorkers } from '@fate/conformance/harness';
 import type { PoolOptions } from '@fate/core';
-import { withTimeout } from './bench-stats.js';
+import { withTimeout } from '../measurements/stats.js';
 
 // Engine processes for the benchmarks that kill or time whole processes: forked like the
 // engine conformance suite's children (a message once started), each a Fate instance of
-// bench-worker.ts with the default liveness settings.
+// bench-process.ts with the default liveness settings.
 
-const WORKER = fileURLToPath(new URL('./bench-worker.js', import.meta.url));
+const BENCH_PROCESS = fileURLToPath(new URL('./bench-process.js', import.meta.url));
 
-/** What one engine process runs; given to bench-worker.ts as JSON. */
-export interface WorkerOptions {
+/** What one engine process runs; given to bench-process.ts as JSON. */
+export interface BenchProcessOptions {
   /** Workers in one pool (default 4), unless `pools` is given. */
   readonly workers?: number;
   readonly pools?: readonly PoolOptions[];
@@ -30,7 +30,7 @@ export interface WorkerOptions {
   readonly silent?: boolean;
 }
 
-export type WorkerMessage =
+export type ProcessMessage =
   | { readonly kind: 'ready'; readonly instance: string }
   /** `at`: `wallNow()` in the child, comparable with the parent's on one host. */
   | { readonly kind: 'step'; readonly instance: string; readonly id: string; readonly at: number }
@@ -46,12 +46,12 @@ export type WorkerMessage =
 
 export type ParentMessage = { readonly kind: 'go' } | { readonly kind: 'report' };
 
-type Report = Extract<WorkerMessage, { kind: 'report' }>;
+type Report = Extract<ProcessMessage, { kind: 'report' }>;
 
 /** The engine processes of one measurement: started, killed and stopped by instance id. */
-export class WorkerProcesses {
+export class BenchProcesses {
   readonly #url: string;
-  readonly #onMessage: (m: WorkerMessage) => void;
+  readonly #onMessage: (m: ProcessMessage) => void;
   readonly #script: string;
   readonly #children = new Map<string, ChildProcess>();
   readonly #ready = new Set<string>();
@@ -62,8 +62,8 @@ export class WorkerProcesses {
    */
   constructor(
     url: string,
-    onMessage: (m: WorkerMessage) => void = () => undefined,
-    script: string = WORKER,
+    onMessage: (m: ProcessMessage) => void = () => undefined,
+    script: string = BENCH_PROCESS,
   ) {
     this.#url = url;
     this.#onMessage = onMessage;
@@ -71,7 +71,7 @@ export class WorkerProcesses {
   }
 
   /** Forks an engine process named `instance`; resolves once it is ready (30 s at most). */
-  start(instance: string, options: WorkerOptions = {}): Promise<void> {
+  start(instance: string, options: BenchProcessOptions = {}): Promise<void> {
     const args = [this.#url, instance, JSON.stringify(options)];
     const child = fork(this.#script, args, {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
@@ -80,10 +80,10 @@ export class WorkerProcesses {
         : [],
     });
     this.#children.set(instance, child);
-    child.on('message', (m: WorkerMessage) => this.#onMessage(m));
+    child.on('message', (m: ProcessMessage) => this.#onMessage(m));
     child.once('exit', () => this.#ready.delete(instance));
     const ready = new Promise<void>((resolve, reject) => {
-      child.on('message', (m: WorkerMessage) => m.kind === 'ready' && resolve());
+      child.on('message', (m: ProcessMessage) => m.kind === 'ready' && resolve());
       child.once('exit', (code, signal) =>
         reject(new Error(`${instance} exited early (${code ?? signal})`)),
       );
@@ -112,13 +112,16 @@ export class WorkerProcesses {
     for (const instance of this.#ready) this.#children.get(instance)?.send(message);
   }
 
-  /** Every ready process's report (CPU since `go`, transactions finished). */
-  reports(): Promise<Report[]> {
+  /**
+   * Every ready process's report (CPU since `go`, transactions finished), each within
+   * `timeoutMs`: a process whose loop does not yield while it has work answers late.
+   */
+  reports(timeoutMs = 10_000): Promise<Report[]> {
     return Promise.all(
       this.live().map((instance) => {
         const child = this.#children.get(instance) as ChildProcess;
         const answer = new Promise<Report>((resolve) => {
-          const listen = (m: WorkerMessage) => {
+          const listen = (m: ProcessMessage) => {
             if (m.kind !== 'report') return;
             child.off('message', listen);
             resolve(m);
@@ -126,7 +129,7 @@ export class WorkerProcesses {
           child.on('message', listen);
         });
         child.send({ kind: 'report' } satisfies ParentMessage);
-        return withTimeout(answer, 10_000, `a report from ${instance}`);
+        return withTimeout(answer, timeoutMs, `a report from ${instance}`);
       }),
     );
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { WorkerProcesses } from './bench-processes.js';
-import type { BacklogRun } from './bench-results.js';
-import { sleep, wallNow } from './bench-stats.js';
+import type { BenchProcesses } from '../processes/processes.js';
+import type { BacklogRun } from '../reporting/results.js';
+import { sleep, wallNow } from './stats.js';
 
 /** How long to wait for a backlog to drain before giving up, ms. */
 const DRAIN_TIMEOUT_MS = 300_000;
@@ -14,7 +14,7 @@ const DRAIN_TIMEOUT_MS = 300_000;
  * processes' own `process.cpuUsage()` since `go`, and `serverCpuSeconds` over the same span.
  */
 export async function timeDrain(
-  processes: WorkerProcesses,
+  processes: BenchProcesses,
   count: number,
   workers: number,
   txs: number,
@@ -30,18 +30,21 @@ export async function timeDrain(
   const startedAt = wallNow();
   processes.send({ kind: 'go' });
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
-  let reports = await processes.reports();
-  while (reports.reduce((n, r) => n + r.finished, 0) < txs) {
+  // Until the deadline: plainjob's workers never yield to the event loop while jobs remain,
+  // so its processes answer once the backlog is drained (the finishes are stamped per job).
+  const reports = () => processes.reports(Math.max(10_000, deadline - Date.now()));
+  let last = await reports();
+  while (last.reduce((n, r) => n + r.finished, 0) < txs) {
     if (Date.now() > deadline) throw new Error(`the backlog of ${txs} did not drain`);
     await sleep(100);
-    reports = await processes.reports();
+    last = await reports();
   }
   const serverAfter = await serverCpuSeconds?.();
-  const seconds = (Math.max(...reports.map((r) => r.lastFinishedAt)) - startedAt) / 1_000;
-  const cpuUs = reports.reduce((n, r) => n + r.cpuUs, 0);
+  const seconds = (Math.max(...last.map((r) => r.lastFinishedAt)) - startedAt) / 1_000;
+  const cpuUs = last.reduce((n, r) => n + r.cpuUs, 0);
   return {
     txPerSec: txs / seconds,
-    workerCpuUsPerTx: cpuUs / txs,
+    processCpuUsPerTx: cpuUs / txs,
     ...(serverBefore !== undefined && serverAfter !== undefined
       ? { serverCpuUsPerTx: ((serverAfter - serverBefore) * 1e6) / txs }
       : {}),

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { FaultyBackend } from '@fate/conformance/faulty-backend';
 import { backendForUrl, createFatesStore, Fate, type FatesStore } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { progress, type RoundTripRow } from './bench-results.js';
-import { inParallel, withTimeout } from './bench-stats.js';
-import { BENCH_STEPS, type BenchEnv, noopStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { BENCH_STEPS, type BenchEnv, noopStepData } from '../processes/steps.js';
+import { progress, type RoundTripRow } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { inParallel, withTimeout } from './stats.js';
 
 const STEPS = [1, 5] as const;
 const WORKERS = 16;

@@ -1,12 +1,12 @@
 import { type FatesStore, openStore } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { timeDrain } from './bench-drain.js';
-import { countSucceeded } from './bench-engines.js';
-import { WorkerProcesses } from './bench-processes.js';
-import { type BacklogRow, type BacklogRun, progress } from './bench-results.js';
-import { median } from './bench-stats.js';
-import { noopStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { countSucceeded } from '../processes/engines.js';
+import { BenchProcesses } from '../processes/processes.js';
+import { noopStepData } from '../processes/steps.js';
+import { type BacklogRow, type BacklogRun, progress } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { timeDrain } from './drain.js';
+import { median } from './stats.js';
 
 /** Seeds per `seedMany` call. */
 const SEED_CHUNK = 1_000;
@@ -17,10 +17,10 @@ export const backlogTxs = (backend: BenchBackend, config: BenchConfig): number =
 
 /**
  * Draining a backlog: `backlogTxs` one-step no-op transactions are seeded first (untimed,
- * `seedMany`), then P worker processes × W workers start together and the clock runs until
+ * `seedMany`), then P engine processes × W workers start together and the clock runs until
  * the last transaction finishes. A fresh store and fresh processes each run; median of
- * `backlogRepeats`. CPU per transaction: the worker processes' own `process.cpuUsage()`
- * from their start to the end, and the Redis server's `INFO cpu` over the same span.
+ * `backlogRepeats`. CPU per transaction: the processes' own `process.cpuUsage()`
+ * from `go` to the end, and the server's (`BenchBackend.serverCpuSeconds`) over the same span.
  */
 export async function benchBacklog(
   backend: BenchBackend,
@@ -38,7 +38,7 @@ export async function benchBacklog(
         run.serverCpuUsPerTx === undefined ? '' : ` + ${run.serverCpuUsPerTx.toFixed(0)} server`;
       progress(
         `  backlog ${processes} × ${workers}, run ${i + 1}: ${run.txPerSec.toFixed(0)} tx/s, ` +
-          `CPU ${run.workerCpuUsPerTx.toFixed(0)} µs/tx workers${server}`,
+          `CPU ${run.processCpuUsPerTx.toFixed(0)} µs/tx processes${server}`,
       );
     }
     const server = runs.map((r) => r.serverCpuUsPerTx).filter((v) => v !== undefined);
@@ -48,7 +48,7 @@ export async function benchBacklog(
       workers,
       txs,
       txPerSec: median(runs.map((r) => r.txPerSec)),
-      workerCpuUsPerTx: median(runs.map((r) => r.workerCpuUsPerTx)),
+      processCpuUsPerTx: median(runs.map((r) => r.processCpuUsPerTx)),
       ...(server.length > 0 ? { serverCpuUsPerTx: median(server) } : {}),
       runs,
     });
@@ -63,7 +63,7 @@ async function drainOnce(
   txs: number,
 ): Promise<BacklogRun> {
   const ns = await backend.namespace();
-  const processes = new WorkerProcesses(ns.url);
+  const processes = new BenchProcesses(ns.url);
   let store: FatesStore | undefined;
   try {
     store = await openStore(ns.url);

@@ -1,8 +1,6 @@
-import type { BenchConfig } from './bench-config.js';
-import { modeSummary, modeTables } from './bench-mode-report.js';
-import { type BenchResults, describeBackend, type ScanRow } from './bench-results.js';
-import { fmt, markdownTable, type Table, textTable } from './bench-table.js';
-import { THROUGHPUT_MODE } from './bench-throughput.js';
+import { modeSummary, modeTables } from './mode-tables.js';
+import { type BenchResults, describeBackend, type ScanRow } from './results.js';
+import { fmt, type Table, textTable } from './table.js';
 
 function scanTable(rows: readonly ScanRow[]): Table {
   const find = (b: string, p: number, s: string) =>
@@ -141,63 +139,6 @@ export function textReport(results: BenchResults): string {
     lines.push(textTable(t), '');
     if (i === 0 && results.scan.length > 0) lines.push(...scanSummary(results.scan), '');
   }
-  if (results.throughput.length > 0) lines.push(`throughput: ${THROUGHPUT_MODE}`);
   lines.push(...modeSummary(results));
   return lines.join('\n');
-}
-
-/** docs/benchmarks.md: machine, method, tables and the chart. */
-export function markdownReport(
-  results: BenchResults,
-  config: BenchConfig,
-  chartFile: string,
-): string {
-  const m = results.machine;
-  const out = [
-    '# Benchmarks',
-    '',
-    `Written on ${m.date.slice(0, 10)} by the benchmark script in \`packages/bench\`, as`,
-    `\`${results.command}\` (\`npm run bench\` builds first and runs it with no options).`,
-    'Run it again to refresh this page and its chart. Figures come from one machine and one',
-    'run: compare the rows with each other, not with other machines.',
-    '',
-    '## Machine',
-    '',
-    `- CPU: ${m.cpu}, ${m.cores} cores; memory ${m.memoryGiB} GiB; ${m.platform}`,
-    `- Node ${m.node}; load average when the run started: ${m.loadAverage}`,
-    ...results.backends.map((b) => `- ${describeBackend(b)}`),
-    '',
-    '## What is measured',
-    '',
-    `- **Scan cost.** A fresh store of ${fmt(config.txs)} transactions, 10% runnable (seeded) and`,
-    '  90% not (created, NEW), loaded with many requests in flight. For each partition count P,',
-    '  every partition is scanned with the hash and with the range scanner',
-    `  (${config.scanRepeats} times each, median per partition); the table shows the mean over the`,
-    '  P partitions: what one of P instances reads and waits per scan. _Items read_ is what the',
-    '  backend reports reading (`ScanResult.itemsRead`: rows, keys or znodes). A hash partition',
-    '  reads every runnable transaction and keeps its share; a range partition asks a sorted store',
-    '  for its id range only. _ms_ is the wall time of the scanner call, filtering included.',
-    `- **Throughput.** ${config.throughputTxs} no-op transactions of 1 and 5 steps, seeded while the`,
-    `  engines run, counted by their 'finished' events; ${THROUGHPUT_MODE}.`,
-    '  Default finder backoff and partitioning (membership, range scanner).',
-    `- **Latency.** ${config.latencySamples} samples per row, ${config.latencySpacingMs[0]}–${config.latencySpacingMs[1]} ms apart, on an idle`,
-    "  engine: from just before `seed` until the step's `call` begins. _other-client_ seeds through",
-    "  a separate store client, so only the backend's wake-ups (or, without them, the finder's",
-    '  next poll) start the work; _same-instance_ seeds through `fate.seed`, which also wakes the',
-    '  local finder.',
-    '- **Recovery.** Two engine processes with the default liveness settings (timeout 3,000 ms,',
-    '  heartbeat and dead-reservation check every 750 ms) run slow transactions; the one',
-    '  holding reservations is killed with SIGKILL; the time until one of its transactions',
-    `  begins its step on the other process (median of ${config.recoveryTrials}).`,
-    '',
-  ];
-  for (const [i, t] of tables(results).entries()) {
-    out.push(`## ${t.title}`, '');
-    if (i === 0 && results.scan.length > 0) {
-      out.push(`![Scan cost against partitions, hash and range, per backend](${chartFile})`, '');
-    }
-    out.push(markdownTable(t), '');
-    if (i === 0 && results.scan.length > 0) out.push(...scanSummary(results.scan), '');
-  }
-  return out.join('\n');
 }

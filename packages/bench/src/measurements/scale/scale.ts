@@ -2,18 +2,18 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { type FatesStore, openStore, Status } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import { buildPostgres, buildSqlite, SPREAD_MS } from './bench-scale-build.js';
+import type { BenchBackend } from '../../services/backends.js';
+import { buildPostgres, buildSqlite, SPREAD_MS } from './scale-build.js';
 
-// `--mode scale` (issue 26): what the periodic and admin operations cost as the store
-// grows. Per size: a store built in SQL (bench-scale-build.ts), then each operation timed
+// `--mode scale`: what the periodic and admin operations cost as the store
+// grows. Per size: a store built in SQL (scale-build.ts), then each operation timed
 // through the public API, the CLI run as a process (wall time and max RSS from
 // /usr/bin/time), and an engine process draining for a while.
 
 const run = promisify(execFile);
 const WEEK = 7 * 24 * 3_600_000;
-const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
-const ENGINE = fileURLToPath(new URL('./bench-scale-engine.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../../../cli/dist/main.js', import.meta.url));
+const ENGINE = fileURLToPath(new URL('./scale-engine.js', import.meta.url));
 
 export interface ScaleRow {
   backend: string;

@@ -1,5 +1,5 @@
 import { basename, dirname, extname, join } from 'node:path';
-import type { ScanRow } from './bench-results.js';
+import type { ScanRow } from './results.js';
 
 // A dependency-free SVG of scan cost against partitions: one row of two panels per backend
 // (items read per instance, ms per scan), hash and range as two lines in each panel.

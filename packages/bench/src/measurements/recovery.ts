@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { eventually } from '@fate/conformance/harness';
 import { type FatesStore, openStore } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { WorkerProcesses } from './bench-processes.js';
-import { progress, type RecoveryRow } from './bench-results.js';
-import { median, wallNow, withTimeout } from './bench-stats.js';
-import { sleepStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { BenchProcesses } from '../processes/processes.js';
+import { sleepStepData } from '../processes/steps.js';
+import { progress, type RecoveryRow } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { median, wallNow, withTimeout } from './stats.js';
 
 /** Slow transactions seeded per trial: no more than one engine's 4 workers, so all start. */
 const SEEDED = 4;
@@ -44,7 +44,7 @@ async function runTrial(backend: BenchBackend): Promise<{ ms: number; held: numb
   const recovery = new Promise<number>((r) => {
     recovered = r;
   });
-  const processes = new WorkerProcesses(ns.url, (m) => {
+  const processes = new BenchProcesses(ns.url, (m) => {
     if (m.kind !== 'step') return;
     if (kill && m.instance !== kill.victim && kill.held.has(m.id)) recovered(m.at - kill.at);
     else if (!started.has(m.id)) started.set(m.id, m.instance);

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { type FatesStore, openStore } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { sampleLatency } from './bench-latency.js';
-import { Moments } from './bench-moments.js';
-import { WorkerProcesses } from './bench-processes.js';
-import type { LatencyRow } from './bench-results.js';
-import { wallNow } from './bench-stats.js';
-import { noopStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { BenchProcesses } from '../processes/processes.js';
+import { noopStepData } from '../processes/steps.js';
+import type { LatencyRow } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { sampleLatency } from './latency.js';
+import { Moments } from './moments.js';
+import { wallNow } from './stats.js';
 
 /**
  * Seed-to-start latency from another process: one idle engine process (4 workers, default
@@ -22,7 +22,7 @@ export async function benchProcessLatency(
   if (!backend.multiProcess) return [];
   const ns = await backend.namespace();
   const starts = new Moments();
-  const processes = new WorkerProcesses(ns.url, (m) => {
+  const processes = new BenchProcesses(ns.url, (m) => {
     if (m.kind === 'step') starts.record(m.id, m.at);
   });
   let producer: FatesStore | undefined;

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs as parseCommandLine } from 'node:util';
-import { ALL_BACKENDS, type BackendName, KNOWN_BACKENDS } from './bench-backends.js';
+import { ALL_BACKENDS, type BackendName, KNOWN_BACKENDS } from './services/backends.js';
 
 export type Measure = 'latency' | 'throughput' | 'recovery' | 'scan';
 /** In the order they run: the large scan store last, so it cannot slow the others. */
@@ -58,14 +58,14 @@ export interface BenchConfig {
 export const USAGE = `usage: node packages/bench/dist/main.js [options]
   --mode MODE         default: scan cost, throughput, latency and recovery (below); or one of
                       storm       engine processes SIGKILLed every 2 s: kill-to-resume times
-                      backlog     worker processes draining a seeded backlog: tx/s and CPU per
+                      backlog     engine processes draining a seeded backlog: tx/s and CPU per
                                   transaction; seed-to-start from another process
                       pools       fast-op latency behind slow work, with and without pools
                       roundtrips  backend calls per one-step and five-step transaction
                       peers       the backlog and latency of backlog mode, beside BullMQ
                                   (Redis), plainjob (SQLite) and graphile-worker (PostgreSQL)
                       scale       admin and periodic operations at 100k / 1M retained
-                                  (SQLite, PostgreSQL): see bench-scale-main.ts
+                                  (SQLite, PostgreSQL): see measurements/scale/scale-main.ts
   --backend sqlite|redis|zk|postgres|memory|redis-cluster|all
                       which store (default all = sqlite, redis, zk, postgres); redis-cluster
                       starts 3 masters and runs throughput on 1 and 3 shards with as many
@@ -82,7 +82,7 @@ export const USAGE = `usage: node packages/bench/dist/main.js [options]
                       a full run of a mode with none of the options above writes
                       docs/benchmarks.md (another mode's sections there are kept)`;
 
-/** The repository root: this file is packages/bench/dist/bench-config.js. */
+/** The repository root: this file is packages/bench/dist/config.js. */
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 function positive(name: string, raw: string | undefined): number | undefined {

@@ -1,6 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
-import type { BackendName } from './bench-backends.js';
-import type { PeerName } from './peers/peer-system.js';
+import type { PeerName } from '../peers/peer-system.js';
+import type { BackendName } from '../services/backends.js';
 
 /** The machine a run was measured on. */
 export interface Machine {
@@ -100,11 +100,11 @@ export interface StormRow {
   readonly maxResumeMsByKill: readonly number[];
 }
 
-/** A backlog drained by worker processes: one run's figures. */
+/** A backlog drained by engine (or peer) processes: one run's figures. */
 export interface BacklogRun {
   readonly txPerSec: number;
-  /** CPU time of the worker processes per transaction, µs. */
-  readonly workerCpuUsPerTx: number;
+  /** CPU time of the draining processes per transaction, µs. */
+  readonly processCpuUsPerTx: number;
   /** CPU time of the store's server per transaction (Redis `INFO cpu`), µs. */
   readonly serverCpuUsPerTx?: number;
 }

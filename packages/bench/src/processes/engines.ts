@@ -7,8 +7,8 @@ import {
   type PoolOptions,
   Status,
 } from '@fate/core';
-import { progress } from './bench-results.js';
-import { BENCH_STEPS, type BenchEnv } from './bench-steps.js';
+import { progress } from '../reporting/results.js';
+import { BENCH_STEPS, type BenchEnv } from './steps.js';
 
 type Listener = <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
 

@@ -1,12 +1,12 @@
 import { eventually } from '@fate/conformance/harness';
 import { type FateEvents, type FateId, openStore, type PoolOptions } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { startEngines } from './bench-engines.js';
-import { Moments } from './bench-moments.js';
-import { type PoolsRow, progress } from './bench-results.js';
-import { percentile, sleep } from './bench-stats.js';
-import { NoopStep, SleepStep, sleepStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { startEngines } from '../processes/engines.js';
+import { NoopStep, SleepStep, sleepStepData } from '../processes/steps.js';
+import { type PoolsRow, progress } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { Moments } from './moments.js';
+import { percentile, sleep } from './stats.js';
 
 /** How long each slow step takes, ms. */
 export const SLOW_STEP_MS = 500;

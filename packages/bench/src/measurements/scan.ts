@@ -6,11 +6,11 @@ import {
   type PartitionScanner,
   rangePartitionScanner,
 } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import type { BenchConfig } from './bench-config.js';
-import { progress, type ScanRow } from './bench-results.js';
-import { inParallel, mean, median } from './bench-stats.js';
-import { noopStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { noopStepData } from '../processes/steps.js';
+import { progress, type ScanRow } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { inParallel, mean, median } from './stats.js';
 
 const SCANNERS: readonly PartitionScanner[] = [hashPartitionScanner, rangePartitionScanner];
 

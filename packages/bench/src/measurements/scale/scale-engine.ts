@@ -2,7 +2,7 @@
 // `seconds` and reports its throughput and the most RSS it used (sampled every 100 ms).
 // Arguments: store URL, seconds.
 import { Fate, openStore } from '@fate/core';
-import { BENCH_STEPS, type BenchEnv } from './bench-steps.js';
+import { BENCH_STEPS, type BenchEnv } from '../../processes/steps.js';
 
 const [url = '', seconds = '20'] = process.argv.slice(2);
 let maxRss = process.memoryUsage().rss;

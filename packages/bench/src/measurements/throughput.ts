@@ -1,11 +1,11 @@
 import { type FateEvents, openStore, Status } from '@fate/core';
-import type { BenchBackend } from './bench-backends.js';
-import { commandsBetween } from './bench-cluster.js';
-import type { BenchConfig } from './bench-config.js';
-import { ENGINE_MODE, startEngines } from './bench-engines.js';
-import { progress, type ThroughputRow } from './bench-results.js';
-import { inParallel, withTimeout } from './bench-stats.js';
-import { noopStepData } from './bench-steps.js';
+import type { BenchConfig } from '../config.js';
+import { ENGINE_MODE, startEngines } from '../processes/engines.js';
+import { noopStepData } from '../processes/steps.js';
+import { progress, type ThroughputRow } from '../reporting/results.js';
+import type { BenchBackend } from '../services/backends.js';
+import { commandsBetween } from '../services/cluster.js';
+import { inParallel, withTimeout } from './stats.js';
 
 const STEPS = [1, 5] as const;
 const INSTANCES = [1, 3] as const;

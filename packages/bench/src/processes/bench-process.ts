@@ -1,16 +1,16 @@
 // One engine process for the benchmarks that need several (recovery, storm, backlog,
 // latency from another process): a Fate instance with the default liveness settings on the
-// shared store. Arguments: store URL, instance id, WorkerOptions as JSON (see
-// bench-processes.ts, which forks it).
+// shared store. Arguments: store URL, instance id, BenchProcessOptions as JSON (see
+// processes.ts, which forks it).
 import { appendFileSync } from 'node:fs';
 import { Fate, openStore } from '@fate/core';
-import type { ParentMessage, WorkerMessage, WorkerOptions } from './bench-processes.js';
-import { wallNow } from './bench-stats.js';
-import { BENCH_STEPS, type BenchEnv } from './bench-steps.js';
+import { wallNow } from '../measurements/stats.js';
+import type { BenchProcessOptions, ParentMessage, ProcessMessage } from './processes.js';
+import { BENCH_STEPS, type BenchEnv } from './steps.js';
 
 const [url = '', instance = '', json = '{}'] = process.argv.slice(2);
-const options = JSON.parse(json) as WorkerOptions;
-const send = (m: WorkerMessage) => process.send?.(m);
+const options = JSON.parse(json) as BenchProcessOptions;
+const send = (m: ProcessMessage) => process.send?.(m);
 
 const log = options.log;
 const env: BenchEnv = log

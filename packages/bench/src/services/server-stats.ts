@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
-import { withTimeout } from './bench-stats.js';
+import { withTimeout } from '../measurements/stats.js';
 
 // What a store's server says about its own work: the CPU and the commands of a Redis
 // server, the requests a ZooKeeper server received. Read before and after a run.

@@ -1,4 +1,4 @@
-import { round } from './bench-stats.js';
+import { round } from '../measurements/stats.js';
 
 /** A table as data, rendered as text for the terminal or as markdown for the docs. */
 export interface Table {
