@@ -118,3 +118,29 @@ export function peersTable(results: BenchResults): Table | undefined {
     rows,
   };
 }
+
+/** Each peer's runs, as the backlog table shows fate's; undefined when no peer ran. */
+export function peerRunsTable(results: BenchResults): Table | undefined {
+  if (results.peers.length === 0) return undefined;
+  return {
+    title: 'The job queues: each backlog drained by their processes (median of runs)',
+    headers: [
+      'queue',
+      'processes × consumers',
+      'jobs',
+      'jobs/s',
+      'jobs/s of each run',
+      'process CPU µs/job',
+      'server CPU µs/job',
+    ],
+    rows: results.peers.map((r) => [
+      `${r.system} ${r.version}`,
+      `${r.processes} × ${r.workers}`,
+      String(r.txs),
+      fmt(r.txPerSec),
+      r.runs.map((run) => fmt(Math.round(run.txPerSec))).join(', '),
+      fmt(r.processCpuUsPerTx),
+      r.serverCpuUsPerTx === undefined ? '—' : fmt(r.serverCpuUsPerTx),
+    ]),
+  };
+}

@@ -1,6 +1,6 @@
 import { POOL_LAYOUTS } from '../measurements/pools.js';
 import { STORM } from '../measurements/storm.js';
-import { peersTable } from '../peers/peers-table.js';
+import { peerRunsTable, peersTable } from '../peers/peers-table.js';
 import type { BenchResults, LatencyRow, RoundTripRow } from './results.js';
 import { fmt, type Table } from './table.js';
 
@@ -111,8 +111,7 @@ export function modeTables(results: BenchResults): Table[] {
   if (results.processLatency.length > 0) out.push(processLatencyTable(results.processLatency));
   if (results.pools.length > 0) out.push(poolsTable(results));
   if (results.roundTrips.length > 0) out.push(roundTripTable(results.roundTrips));
-  const peers = peersTable(results);
-  if (peers) out.push(peers);
+  for (const table of [peerRunsTable(results), peersTable(results)]) if (table) out.push(table);
   return out;
 }
 
