@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 // fate's benchmark script (never a test): scan cost by partitioning strategy, throughput,
 // seed-to-start latency and crash recovery, per backend; or one mode (storm, backlog, pools,
-// round trips). See USAGE in bench-config.ts.
+// round trips). See USAGE in config.ts.
 import { openStore } from '@fate/core';
-import { type BenchBackend, startBackend } from './bench-backends.js';
-import { benchBacklog } from './bench-backlog.js';
-import { type BenchConfig, type Measure, type Mode, parseArgs, USAGE } from './bench-config.js';
-import { writeReport } from './bench-doc.js';
-import { benchLatency } from './bench-latency.js';
-import { benchProcessLatency } from './bench-latency-process.js';
-import { benchPools } from './bench-pools.js';
-import { benchRecovery } from './bench-recovery.js';
-import { textReport } from './bench-report.js';
-import { type BenchResults, describeBackend, describeMachine, progress } from './bench-results.js';
-import { benchRoundTrips } from './bench-roundtrips.js';
-import { benchScan } from './bench-scan.js';
-import { benchStorm } from './bench-storm.js';
-import { benchThroughput } from './bench-throughput.js';
+import { type BenchConfig, type Measure, type Mode, parseArgs, USAGE } from './config.js';
+import { benchBacklog } from './measurements/backlog.js';
+import { benchLatency } from './measurements/latency.js';
+import { benchProcessLatency } from './measurements/latency-process.js';
+import { benchPools } from './measurements/pools.js';
+import { benchRecovery } from './measurements/recovery.js';
+import { benchRoundTrips } from './measurements/roundtrips.js';
+import { benchScan } from './measurements/scan.js';
+import { benchStorm } from './measurements/storm.js';
+import { benchThroughput } from './measurements/throughput.js';
+import { benchPeerOf } from './peers/peers-bench.js';
+import { writeReport } from './reporting/doc.js';
+import { textReport } from './reporting/report.js';
+import {
+  type BenchResults,
+  describeBackend,
+  describeMachine,
+  progress,
+} from './reporting/results.js';
+import { type BenchBackend, startBackend } from './services/backends.js';
 
 /** What runs per backend: a measure of the default mode, or a part of another mode. */
 type Part = Measure | Exclude<Mode, 'default'> | 'processLatency';
@@ -25,12 +31,13 @@ const PARTS: Record<Exclude<Mode, 'default'>, readonly Part[]> = {
   backlog: ['backlog', 'processLatency'],
   pools: ['pools'],
   roundtrips: ['roundtrips'],
+  peers: ['backlog', 'processLatency', 'peers'],
 };
 
-// `--mode scale` has options of its own (bench-scale-main.ts) and its own report.
+// `--mode scale` has options of its own (measurements/scale/scale-main.ts) and its own report.
 const modeAt = process.argv.indexOf('--mode');
 if (process.argv[modeAt + 1] === 'scale' || process.argv.includes('--mode=scale')) {
-  const { scaleMain } = await import('./bench-scale-main.js');
+  const { scaleMain } = await import('./measurements/scale/scale-main.js');
   process.exit(await scaleMain(process.argv.slice(2)));
 }
 
@@ -64,6 +71,8 @@ const results: BenchResults = {
   backlog: [],
   pools: [],
   roundTrips: [],
+  peers: [],
+  peerLatency: [],
   errors: [],
 };
 const started = Date.now();
@@ -97,6 +106,11 @@ async function measureBackend(backend: BenchBackend): Promise<void> {
       benchProcessLatency(backend, cfg).then((r) => results.processLatency.push(...r)),
     pools: () => benchPools(backend, cfg).then((r) => results.pools.push(...r)),
     roundtrips: () => benchRoundTrips(backend, cfg).then((r) => results.roundTrips.push(...r)),
+    peers: () =>
+      benchPeerOf(backend.name, cfg).then((r) => {
+        results.peers.push(...r.rows);
+        results.peerLatency.push(...r.latency);
+      }),
   };
   try {
     for (const measure of cfg.mode === 'default' ? cfg.measures : PARTS[cfg.mode]) {

@@ -16,13 +16,13 @@ const report = join(dir, 'benchmarks.md');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** `node dist/main.js --mode MODE --backend sqlite --quick --json --out report`, parsed. */
-function bench(mode: string): Promise<Record<string, unknown[]>> {
+function bench(mode: string, timeout = 50_000): Promise<Record<string, unknown[]>> {
   const args = [MAIN, '--mode', mode, '--backend', 'sqlite', '--quick', '--json', '--out', report];
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       args,
-      { timeout: 30_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
+      { timeout, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`--mode ${mode}: ${error.message}\n${stderr}`));
         else resolve(JSON.parse(stdout));
@@ -47,7 +47,7 @@ describe('bench modes on sqlite (quick)', () => {
     expect(results.errors).toEqual([]);
     const rows = results.backlog as Array<Record<string, number>>;
     expect(rows.map((r) => `${r.processes}×${r.workers}`)).toEqual(['1×16', '2×16']);
-    for (const r of rows) expect(r.workerCpuUsPerTx).toBeGreaterThan(0);
+    for (const r of rows) expect(r.processCpuUsPerTx).toBeGreaterThan(0);
     expect(results.processLatency).toHaveLength(1);
   });
 
@@ -63,6 +63,24 @@ describe('bench modes on sqlite (quick)', () => {
     ]);
   });
 
+  it('peers: fate-sqlite and plainjob drain every job in three layouts; both latencies', async () => {
+    const results = await bench('peers', 90_000);
+    expect(results.errors).toEqual([]);
+    const layouts = ['1×1', '1×16', '2×16'];
+    const fate = results.backlog as Array<Record<string, number>>;
+    expect(fate.map((r) => `${r.processes}×${r.workers}`)).toEqual(layouts);
+    const peers = results.peers as Array<Record<string, number | string>>;
+    expect(peers.map((r) => [r.system, `${r.processes}×${r.workers}`, r.txs])).toEqual(
+      layouts.map((l) => ['plainjob', l, 300]),
+    );
+    for (const r of [...fate, ...peers]) expect(r.processCpuUsPerTx).toBeGreaterThan(0);
+    expect(results.processLatency).toHaveLength(1);
+    expect((results.peerLatency as Array<{ system: string }>).map((r) => r.system)).toEqual([
+      'plainjob',
+    ]);
+    expect(readFileSync(report, 'utf8')).toContain('plainjob (SQLite) 0.0.14');
+  }, 100_000);
+
   it('roundtrips: one insert, one reservation and a write per step; sections kept', async () => {
     const results = await bench('roundtrips');
     expect(results.errors).toEqual([]);
@@ -73,7 +91,7 @@ describe('bench modes on sqlite (quick)', () => {
     ]);
     // every mode wrote its own section of the one report, and none removed another's
     const doc = readFileSync(report, 'utf8');
-    for (const mode of ['storm', 'backlog', 'pools', 'roundtrips'])
+    for (const mode of ['storm', 'backlog', 'pools', 'roundtrips', 'peers'])
       expect(doc).toContain(`<!-- /bench:${mode} -->`);
   });
 });

@@ -144,8 +144,3 @@ export async function stopProcesses(
   );
 }
 
-/**
- * @deprecated The old name of `stopProcesses` (a process is not a worker): packages/bench
- * still imports it; remove once it moved.
- */
-export const stopWorkers = stopProcesses;
