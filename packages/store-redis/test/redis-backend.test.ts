@@ -229,8 +229,17 @@ describe('Redis outages', () => {
     const h = await store.reserve(id);
     await h.commit([{ op: 'setStatus', status: Status.IN_PROGRESS }, { op: 'unreserve' }]);
     expect((await store.scanRunnable()).ids).toEqual([id]);
+    // wake-ups too, once the subscriber's own connection is back (it reconnects on its own
+    // schedule, so a seed published before that is not heard: seed until one is)
     const seen = wakeups.length;
-    await store.seed({ step, opName: 'op' });
-    await expect.poll(() => wakeups.length, { timeout: 5_000 }).toBeGreaterThan(seen);
+    await expect
+      .poll(
+        async () => {
+          await store.seed({ step, opName: 'op' });
+          return wakeups.length;
+        },
+        { timeout: 10_000, interval: 250 },
+      )
+      .toBeGreaterThan(seen);
   });
 });
