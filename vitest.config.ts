@@ -1,10 +1,14 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Tests import the packages by name; they resolve to each package's built `dist/`
 // (npm test builds first), so what is tested is what is published.
 export default defineConfig({
   test: {
     include: ['packages/*/test/**/*.test.ts', 'docs/examples/**/*.test.ts'],
+    // The backend author's example runs the full suites on the memory backend, which
+    // packages/conformance/test does already; `npm run test:pack` runs the example itself,
+    // against the packed packages as an outside author would.
+    exclude: [...configDefaults.exclude, 'docs/examples/my-backend.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
