@@ -1,6 +1,5 @@
 import type {
   BackendScan,
-  ClaimedRecord,
   FateId,
   IdRange,
   InstanceRecord,
@@ -15,7 +14,6 @@ import type {
 } from '@fate/core';
 import { declareCapabilities, FateError, FateErrorCode } from '@fate/core';
 import { ZkBatchMarkers } from './zk-batch-markers.js';
-import { ZkClaims } from './zk-claims.js';
 import { ZkClient } from './zk-client.js';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { ZkInserter } from './zk-inserter.js';
@@ -53,7 +51,6 @@ export class ZkBackend implements StoreBackend {
   readonly #inserter: ZkInserter;
   readonly #scanner: ZkScanner;
   readonly #writer: ZkWriter;
-  readonly #claims: ZkClaims;
 
   readonly #create: boolean;
 
@@ -74,10 +71,6 @@ export class ZkBackend implements StoreBackend {
     const batches = new ZkBatchMarkers(this.#client, this.#layout);
     this.#reserved = new ZkReservationIndex(this.#client, this.#layout, this.#records);
     this.#writer = new ZkWriter(this.#records, this.#runnable, this.#reserved);
-    this.#claims = new ZkClaims({
-      scan: (range, limit) => this.#scanner.scan(range, limit),
-      tryReserve: (id, reservation, start) => this.#writer.tryReserve(id, reservation, start),
-    });
     this.#liveness = new ZkLiveness(this.#client, this.#layout);
     this.#wakeups = new ZkWakeups(this.#client, this.#layout.wakeup);
     const markers = { runnable: this.#runnable, batches };
@@ -140,14 +133,6 @@ export class ZkBackend implements StoreBackend {
     start?: boolean,
   ): Promise<StoredRecord | 'absent' | 'held'> {
     return this.#writer.tryReserve(id, reservation, start);
-  }
-
-  /** A scan, then one reservation per id, pipelined on the session (`ZkClaims`). */
-  claimMany(
-    range: IdRange | undefined,
-    reservations: readonly Reservation[],
-  ): Promise<ClaimedRecord[]> {
-    return this.#claims.claim(range, reservations);
   }
 
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
