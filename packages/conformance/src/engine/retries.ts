@@ -205,9 +205,8 @@ export function retryTests(target: ConformanceTarget): void {
       const w = watch();
       // two engines: neither may take it up while the overdue call still runs (for longer
       // than their liveness timeout, so a holder that stopped renewing for it would be cleared)
-      const short = { ...FAST_STORE, livenessTimeoutMs: 400 };
-      const fate = await ctx.engine({ onEvent: w.onEvent }, short);
-      await ctx.engine({ onEvent: w.onEvent }, short);
+      const fate = await ctx.engine({ onEvent: w.onEvent });
+      await ctx.engine({ onEvent: w.onEvent });
       const state = { sleepMs: 1_400, sleepAt: 1, timeoutMs: 100 }; // reported 1 s past its timeout
       const { id } = await fate.seed(
         script(1, { ...state, retry: { attempts: 2, backoffMs: 0 } }),
