@@ -130,8 +130,8 @@ export function enginePromiseTests(target: ConformanceTarget): void {
     it("aborts a running step's signal when its instance's lease lapses, and runs the step again", async () => {
       const { store, faults } = await ctx.faultyClient({ ...FAST_STORE, livenessTimeoutMs: 600 });
       const fate = await ctx.engine({ store, heartbeatMs: 100 });
-      // a 3 s step: the lapse (about 0.6 s in) must cut it short, not wait for its end
-      const { id } = await fate.seed(script(1, { sleepMs: 3_000, sleepAt: 1, abortable: true }), {
+      // a 2 s step: the lapse (about 0.6 s in) must cut it short, not wait for its end
+      const { id } = await fate.seed(script(1, { sleepMs: 2_000, sleepAt: 1, abortable: true }), {
         opName: 'op',
       });
       await eventually('the step is running', async () => ctx.env.calls.has(`${id}:1`), 10_000);

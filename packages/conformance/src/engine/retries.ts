@@ -2,7 +2,7 @@ import { type FateEvents, type FateId, type RecordWrite, Status } from '@fate/co
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually } from '../store/context.js';
-import { useEngines } from './engine-context.js';
+import { FAST_STORE, useEngines } from './engine-context.js';
 import { script, scriptData } from './steps.js';
 
 type RetryEvent = FateEvents['retry'];
@@ -136,10 +136,11 @@ export function retryTests(target: ConformanceTarget): void {
     });
 
     it('does not count an attempt cut short by a crash mid-call; another engine goes on from the stored count', async () => {
-      const { store, faults } = await ctx.faultyClient();
+      // a short liveness timeout: the dead engine is judged dead, and its call taken up, sooner
+      const { store, faults } = await ctx.faultyClient({ ...FAST_STORE, livenessTimeoutMs: 500 });
       const first = watch();
       let calls = 0;
-      await ctx.engine({
+      const dead = await ctx.engine({
         store,
         onEvent: (type, event) => {
           first.onEvent(type, event);
@@ -149,7 +150,7 @@ export function retryTests(target: ConformanceTarget): void {
       });
       const seeder = await ctx.client();
       const retry = { attempts: 3, backoffMs: 100, jitter: 0 };
-      const state = { failCallAt: 1, retry, sleepMs: 300, sleepAt: 1, abortable: true };
+      const state = { failCallAt: 1, retry, sleepMs: 200, sleepAt: 1, abortable: true };
       const { id } = await seeder.seed({ step: scriptData(1, state), opName: 'op' });
       await eventually('the second attempt began', async () => calls >= 2, 10_000);
       const second = watch();
@@ -161,6 +162,8 @@ export function retryTests(target: ConformanceTarget): void {
       expect(first.retries.map((r) => r.attempt)).toEqual([1]);
       expect(second.retries.map((r) => r.attempt)).toEqual([2]);
       expect((await fate.read(id)).info.retry).toMatchObject({ attempts: 3, maxAttempts: 3 });
+      // the dead engine cannot reach the store: stop it now, not in a 5 s shutdown after the test
+      await dead.shutdown(100);
     });
 
     it('counts each attempt once when the reply of its retry write is lost', async () => {
@@ -200,10 +203,11 @@ export function retryTests(target: ConformanceTarget): void {
 
     it('reports a call that ignores its signal past its timeout and never runs it twice at once', async () => {
       const w = watch();
-      // two engines: neither may take it up while the overdue call still runs
+      // two engines: neither may take it up while the overdue call still runs (for longer
+      // than their liveness timeout, so a holder that stopped renewing for it would be cleared)
       const fate = await ctx.engine({ onEvent: w.onEvent });
       await ctx.engine({ onEvent: w.onEvent });
-      const state = { sleepMs: 1_600, sleepAt: 1, timeoutMs: 100 };
+      const state = { sleepMs: 1_400, sleepAt: 1, timeoutMs: 100 }; // reported 1 s past its timeout
       const { id } = await fate.seed(
         script(1, { ...state, retry: { attempts: 2, backoffMs: 0 } }),
         { opName: 'op' },

@@ -75,7 +75,7 @@ export function cleaningTests(target: ConformanceTarget): void {
     });
 
     it('does not clear holders that could not renew because the store was away', async () => {
-      const timeout = 600;
+      const timeout = 500; // heartbeats every 100 ms
       const { store: holder, faults: holderFaults } = await ctx.faultyClient({
         livenessTimeoutMs: timeout,
       });
@@ -185,7 +185,7 @@ export function cleaningTests(target: ConformanceTarget): void {
       // The holder goes silent long enough to be swept as a stray, then comes back (a healed
       // partition) and reserves new work while the sweeper's liveness read is on its way.
       // That reservation must survive: the sweeper lists before it judges.
-      const timeout = 600;
+      const timeout = 500; // heartbeats every 100 ms
       const { store: sweeper, faults } = await ctx.faultyClient({ livenessTimeoutMs: timeout });
       const holder = await ctx.client({ livenessTimeoutMs: timeout });
       await holder.registerInstance();

@@ -185,11 +185,14 @@ export function engineFaultTests(target: ConformanceTarget): void {
     });
 
     it('keeps a holder through a store outage longer than the liveness timeout', async () => {
-      const a = await ctx.faultyClient({ ...FAST_STORE, instanceId: 'b-holder' });
-      const b = await ctx.faultyClient({ ...FAST_STORE, instanceId: 'a-cleaner' });
+      // a short liveness timeout (heartbeats stay at 100 ms): the outage below is shorter too
+      const short = { ...FAST_STORE, livenessTimeoutMs: 500 };
+      const a = await ctx.faultyClient({ ...short, instanceId: 'b-holder' });
+      const b = await ctx.faultyClient({ ...short, instanceId: 'a-cleaner' });
       const holder = await ctx.engine({ store: a.store });
       const watcher = await ctx.client();
-      const { id } = await holder.seed(script(2, { sleepMs: 3_000, sleepAt: 1 }), {
+      // the step outlasts the outage: it runs on while the holder cannot renew
+      const { id } = await holder.seed(script(2, { sleepMs: 2_000, sleepAt: 1 }), {
         opName: 'op',
       });
       await eventually('the long step is running', async () => ctx.env.calls.size > 0, 10_000);
