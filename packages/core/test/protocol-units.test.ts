@@ -133,6 +133,29 @@ describe('Lease', () => {
       vi.useRealTimers();
     }
   });
+
+  it('watches on when its timer fires before the lease ran out by performance.now()', async () => {
+    // The event loop's clock is whole ms: a timer may fire a little before performance.now()
+    // reaches its due time. The store away, no renewal comes to report the lapse later.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    let now = 1_000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      let lapses = 0;
+      const lease = new Lease(100, () => lapses++);
+      lease.renewed(now);
+      now = 1_099; // the timer fires while the lease is still valid by performance.now()
+      await vi.advanceTimersByTimeAsync(101);
+      expect(lapses).toBe(0);
+      now = 1_200;
+      await vi.advanceTimersByTimeAsync(200);
+      expect(lapses).toBe(1);
+      lease.stop();
+    } finally {
+      clock.mockRestore();
+      vi.useRealTimers();
+    }
+  });
 });
 
 describe('ids and lock ids', () => {

@@ -45,7 +45,16 @@ export class Lease {
 
   #check(): void {
     // A pause may have delayed this timer: judge by the clock, not by the timer firing.
-    if (!this.valid) this.#lapse();
+    if (!this.valid) {
+      this.#lapse();
+      return;
+    }
+    // Fired early (the event loop's clock is coarser than performance.now()): watch on,
+    // or a lapse with no renewal after it (the store away) would never be reported.
+    clearTimeout(this.#timer);
+    const left = this.#validUntil - performance.now();
+    this.#timer = setTimeout(() => this.#check(), Math.max(0, left) + 1);
+    this.#timer.unref();
   }
 
   /** Reports a lapse once, by whichever notices it first: the timer or a renewal. */

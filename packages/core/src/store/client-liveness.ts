@@ -1,3 +1,4 @@
+import { setTimeout as afterTimers } from 'node:timers/promises';
 import { inRange } from '../partition.js';
 import type { StoreBackend } from './backend.js';
 import { isReservation, sameReservation } from './codec.js';
@@ -154,11 +155,13 @@ export class ClientLiveness {
     const strays = sweepStrays ? await this.#listStrays() : [];
     const { sent, at } = await this.#observe();
     const cleared: ReservationEntry[] = [];
+    let yielded = false;
     for (const entry of held) {
       const { lockId } = entry.reservation;
       if (lockId === this.#lockId) continue; // our own: releaseOrphans' business
       this.#observer.track(lockId, at);
       if (this.#observer.verdict(lockId, sent) === 'live') continue;
+      if (!yielded) yielded = await overdueTimersFirst();
       if (await this.#clear(entry)) cleared.push(entry);
     }
     const stillStray = new Set(this.#observer.strays(sent));
@@ -166,6 +169,7 @@ export class ClientLiveness {
       if (!stillStray.has(lockId)) continue; // it renewed (or resynced) since: not judged
       for (const entry of rows) {
         if (cleared.some((c) => c.id === entry.id)) continue;
+        if (!yielded) yielded = await overdueTimersFirst();
         if (await this.#clear(entry)) cleared.push(entry);
       }
       this.#observer.swept(lockId);
@@ -277,4 +281,19 @@ export class ClientLiveness {
     this.#observer.observe(records, at);
     return { sent, at };
   }
+}
+
+/**
+ * Before a holder judged lapsed is cleared, every timer of this process that is already
+ * due runs (Node runs due timers in order of their due time, and this one is due after
+ * them): a holder in this same process whose own lease lapsed before the verdict (its
+ * lease is shorter than the timeout) has then reported it and aborted its steps. Without
+ * this, a stalled event loop lets the verdict and the takeover that follows it (all
+ * microtasks on a store without I/O) run before that holder's lapse timer, and two runs
+ * of one transaction or slot overlap in one process. The timer of `node:timers/promises`
+ * is not faked by test fake timers.
+ */
+async function overdueTimersFirst(): Promise<true> {
+  await afterTimers(1);
+  return true;
 }
