@@ -15,7 +15,9 @@ export function deferralTests(target: ConformanceTarget): void {
       for (const c of [ctx.store, other]) {
         const scan = await c.scanRunnable();
         expect(scan.ids).not.toContain(id);
-        expect(scan.nextDeferralAt).toBeGreaterThanOrEqual(before + 600);
+        // `before` is this client's estimate of the store's clock, off by up to half a round
+        // trip either way (a TLS run under load saw it a few ms ahead of the stamp)
+        expect(scan.nextDeferralAt).toBeGreaterThanOrEqual(before + 600 - 50);
       }
       await eventually(
         'the deferral passes',
