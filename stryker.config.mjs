@@ -13,7 +13,7 @@ export default {
     'packages/core/src/engine/client-calls.ts',
     // the handle class (not its host interface) and the backend's contract methods (not
     // open/close, wake-ups or connection setup): a run within ~40 minutes on 2 shared cores
-    'packages/core/src/store/reserved-fate.ts:38-250',
+    'packages/core/src/guard/reserved-fate.ts:35-249',
     'packages/store-sqlite/src/sqlite-backend.ts:116-229',
   ],
   ignorePatterns: ['docs', 'packages/*/dist', 'packages/bench', 'packages/cli', '.fate-test'],

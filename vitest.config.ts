@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './vitest.sequencer.js';
 
 // Tests import the packages by name; they resolve to each package's built `dist/`
 // (npm test builds first), so what is tested is what is published.
@@ -16,6 +17,8 @@ export default defineConfig({
     // waiting on a service or a timeout, so the suite's wall time nearly halves. Every wait
     // inside a case is bounded and judged by margins that hold under that load.
     maxWorkers: 2,
+    // the longest files first, so the run does not end on one of them alone
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default'],
   },
 });

@@ -50,7 +50,7 @@ turn:
     /* unreserved, or cancel (untilFree only waits): pause */
     if :: stLock == 0 || op == 1 -> goto pause :: else fi;
     /* held (fail, delete): clearDeadReservations(only this id), no sweep of strays: list it
-     * FIRST, then observe liveness, then judge its holder (ClientLiveness.clearDead) */
+     * FIRST, then observe liveness, then judge its holder (DeadHolders.clearDead) */
     snapL[OA] = stLock; snapU[OA] = stUuid;
     SLOW(10);
     readInstances(OA, ok);

@@ -1,5 +1,5 @@
-/* ageoff.pml: age-off's sweep (store/age-off.ts ageOff, which the first engine runs off its
- * heartbeat: Membership.#sweepAgeOff), here engine A's. Included by fate.pml with -DAGEOFF. */
+/* ageoff.pml: age-off's sweep (guard/age-off.ts ageOff, which the first engine runs off its
+ * heartbeat: engine/age-off-sweep.ts AgeOffSweep), here engine A's. Included by fate.pml with -DAGEOFF. */
 
 #ifndef AGEOFFS
 #define AGEOFFS 2
@@ -10,15 +10,18 @@ proctype AgeOff() provided (!dead[0] && frozen[0] == 0) {
   byte k, u;
   bit ok;
 next:
-  /* list({ statuses: SUCCESSFUL, FAILED }), skip a row with a reservation, read it: its
-   * stamp is old enough (retention abstracted: any finished one may be due) */
+  /* ageOffDue: the backend's finish-time index, or list(SUCCESSFUL, FAILED) skipping rows
+   * with a reservation, the stamp read off the listed row: old enough (retention
+   * abstracted: any finished one may be due) */
   atomic {
     sweeps > 0 && up && seeded && stDone && stLock == 0 ->
     sweeps--; printf("%d: age-off decides to delete it\n", ticks)
   }
   /* others act here: a delete, and keyed seeding creating it again */
   atomic {
-    /* tryReserve(id), no start, under A's lock id; absent or held: skipped */
+    /* tryReserve(id), no start, under A's lock id; absent or held: skipped. The batched
+     * path (deleteAgedOff) is this same step: one conditional delete of what is still
+     * unreserved, finished and due, with no reservation taken (the uuid is never seen) */
     if
     :: up && seeded && stLock == 0 ->
       freshUuid(LOCK(0), u);   /* held for this one step: nobody sees it */

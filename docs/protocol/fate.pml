@@ -5,11 +5,11 @@
  *
  * One transaction of NSTEPS steps; engine incarnations A@1 and B@1, and with -DRESTART
  * A@2 (A restarted under the same instance id). Each incarnation is two processes:
- *   Member (member.pml): engine/membership.ts with store/client-liveness.ts,
- *     store/lease-observer.ts, store/reservation-ledger.ts and engine/lease.ts:
+ *   Member (member.pml): engine/membership.ts with guard/client-liveness.ts, guard/dead-holders.ts,
+ *     guard/lease-observer.ts, guard/reservation-ledger.ts and engine/lease.ts:
  *     heartbeat, observe, clear dead holders, release orphans, the ledger's clears;
  *   Worker (worker.pml): engine/work-finder.ts, engine/workers.ts, engine/runner.ts,
- *     store/guarded-fates-store.ts and store/reserved-fate.ts, with one worker.
+ *     guard/guarded-fates-store.ts, guard/reserving.ts and guard/reserved-fate.ts, with one worker.
  * The store (state.pml, ops.pml) is the records every backend keeps; each of its
  * operations is one atomic step. Clock (clock.pml) advances time, fires the lease's timer
  * and injects the faults.

@@ -16,7 +16,7 @@
   :: else -> break \
   od
 
-/* Membership.#beat with ClientLiveness and ReservationLedger. */
+/* Membership.#beat with ClientLiveness, DeadHolders and ReservationLedger. */
 proctype Member(byte me) RUNS(me) {
   byte k;
   bit sc[NLK + 1], sp[NLK + 1], sg[NLK + 1];
@@ -55,7 +55,7 @@ beat:
     observe(me);
     age[me] = 0;
   /* Membership.#beat → store.clearDeadReservations(share, { sweepStrays }) →
-   * ClientLiveness.clearDead; with -DSHARES its share may hold the transaction or not,
+   * DeadHolders.clearDead; with -DSHARES its share may hold the transaction or not,
    * else every engine's share holds it */
     if :: !up -> goto wait :: else fi;
 #ifndef MUTANT_A
@@ -103,7 +103,7 @@ beat:
     if :: up -> snapL[me] = stLock; snapU[me] = stUuid :: else -> goto wait fi;
     kill = (lapsed >> snapL[me]) & 1;
 #endif
-    /* ClientLiveness.#clear: conditional on the exact reservation listed */
+    /* DeadHolders.#clear: conditional on the exact reservation listed */
     if
     :: kill -> SLOW(9); clearRes(snapL[me], snapU[me])
     :: else
@@ -129,7 +129,7 @@ beat:
     :: else -> break
     od;
 #ifndef MUTANT_C
-  /* ClientLiveness.releaseOrphans (every reconcileMs): what the store keeps under our
+  /* DeadHolders.releaseOrphans (every reconcileMs): what the store keeps under our
    * lock id that the ledger does not hold; one step here (a superset of its behaviours:
    * a uuid the ledger stopped holding is never held again) */
 #ifdef LIVE

@@ -22,7 +22,7 @@ idle:
       SLOW(1);
       /* Workers.#runOne: not live as far as we know, take nothing new */
       if :: lease[me] == 0 || stopping[me] -> goto idle :: else fi;
-      /* GuardedFatesStore.#take: a fresh uuid, ReservationLedger.pending(uuid) */
+      /* Reserving.#take: a fresh uuid, ReservationLedger.pending(uuid) */
 #ifndef MUTANT_LATE_SIGNAL
       sig[me] = 0;      /* the run's signal is taken before reserving */
 #endif

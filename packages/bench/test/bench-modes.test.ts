@@ -81,18 +81,26 @@ describe('bench modes on sqlite (quick)', () => {
     expect(readFileSync(report, 'utf8')).toContain('plainjob (SQLite) 0.0.14');
   }, 100_000);
 
-  it('roundtrips: one insert, at most one reservation call and a write per step; sections kept', async () => {
+  it('roundtrips: one insert, at most one reservation call and a write per step (the last may claim the next); sections kept', async () => {
     const results = await bench('roundtrips');
     expect(results.errors).toEqual([]);
     const rows = results.roundTrips as Array<{ steps: number; perTx: Record<string, number> }>;
-    expect(rows.map((r) => [r.steps, r.perTx.insert, r.perTx.write])).toEqual([
-      [1, 1, 1],
-      [5, 1, 5],
+    // a finishing write that carries the claim of the next (finishAndClaim) is one of the writes
+    const writes = (r: { perTx: Record<string, number> }) =>
+      (r.perTx.write ?? 0) + (r.perTx.finishAndClaim ?? 0);
+    expect(rows.map((r) => [r.steps, r.perTx.insert])).toEqual([
+      [1, 1],
+      [5, 1],
     ]);
     for (const r of rows) {
-      // claimed many at a time (claimMany) or one by one (tryReserve): never more than one each
+      // a write per step, and now and then the release of a record reserved and then not run
+      // (found finished through a stale page, say): 5.02 per 5-step transaction in 1 of 3 runs
+      expect(writes(r)).toBeGreaterThanOrEqual(r.steps);
+      expect(writes(r)).toBeLessThan(r.steps + 0.25);
+      // claimed many at a time (claimMany), one by one (tryReserve), or with the finishing
+      // write of the one before: never more than one reservation call each
       const reserving = (r.perTx.tryReserve ?? 0) + (r.perTx.claimMany ?? 0);
-      expect(reserving).toBeGreaterThan(0);
+      expect(reserving + (r.perTx.finishAndClaim ?? 0)).toBeGreaterThan(0);
       expect(reserving).toBeLessThanOrEqual(1);
     }
     // every mode wrote its own section of the one report, and none removed another's
@@ -100,4 +108,37 @@ describe('bench modes on sqlite (quick)', () => {
     for (const mode of ['storm', 'backlog', 'pools', 'roundtrips', 'peers'])
       expect(doc).toContain(`<!-- /bench:${mode} -->`);
   });
+
+  it('scale: built stores read back as built; 1% due aged off, nothing when nothing is due', async () => {
+    const json = join(dir, 'scale.json');
+    for (const backend of ['sqlite', 'redis']) {
+      await new Promise<void>((resolve, reject) => {
+        execFile(
+          process.execPath,
+          [
+            MAIN,
+            '--mode',
+            'scale',
+            '--backend',
+            backend,
+            '--sizes',
+            '2000',
+            '--drain',
+            '1',
+            '--json',
+            json,
+          ],
+          { timeout: 120_000, killSignal: 'SIGKILL', maxBuffer: 16 << 20 },
+          (error, _stdout, stderr) =>
+            error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(),
+        );
+      });
+      const rows = JSON.parse(readFileSync(json, 'utf8')).rows as Array<Record<string, unknown>>;
+      const row = rows[0] as Record<string, unknown>;
+      // the run itself fails when the built store's counts or records read back wrong, or
+      // when the sweep with nothing due deleted anything
+      expect(row).toMatchObject({ backend, size: 2000, ageOffDeleted: 20 });
+      expect((row.engine as { finished: number }).finished).toBeGreaterThan(0);
+    }
+  }, 300_000);
 });

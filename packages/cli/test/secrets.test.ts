@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { inspect } from 'node:util';
 import { openStore } from '@fate/core';
@@ -10,7 +11,7 @@ import {
   type ZooKeeperTestService,
 } from '@fate/test-services';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fate } from './cli-harness.js';
+import { fate, MAIN } from './cli-harness.js';
 
 // No error message or output line ever holds a password: every bad URL and every refused
 // credential, on every backend, in process (the error, its causes, as a logger would print
@@ -44,6 +45,7 @@ const BAD_URLS = [
   `zk://user:${SECRET}@host:2181/fate?bogus=1`,
   `zk://user:${SECRET}@host:2181/has space`,
   `zk://:${SECRET}@host:2181/fate`,
+  `zk://user:p@${SECRET}@host:2181/fate`,
   `redis://user:${SECRET}@host:99999`,
   `rediss://user:${SECRET}@host:6380?bogus=1`,
   `redis://user:${SECRET}@host:6379/notanumber`,
@@ -52,6 +54,8 @@ const BAD_URLS = [
   `postgres://user:${SECRET}@host/db?poolSize=0`,
   `postgres://user@host/db?password=${SECRET}&schema=Bad-Name`,
   `postgres://user:${SECRET}@host/db?sslmode=no-verify`,
+  // an unencoded @ in the password: the userinfo runs to the authority's last @
+  `postgres://user:p@${SECRET}@host/db?schema=Bad-Name`,
 ];
 
 /** Real services refusing the secret as a password (or its identity the chroot). */
@@ -119,4 +123,42 @@ describe('secrets in messages', () => {
       expect(`${run.stdout}${run.stderr}`, url).not.toContain(SECRET);
     }
   });
+});
+
+/** `fate ui` on `url` until its first page is read: that page and all it printed. */
+async function uiRun(url: string): Promise<{ page: string; output: string }> {
+  const { FATE_STORE: _ignored, FATE_UI_TOKEN: _token, ...env } = process.env;
+  const ui = spawn(process.execPath, [MAIN, 'ui', '--port', '0', '--store', url], { env });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => ui.once('exit', resolve));
+  const listening = new Promise<string>((resolve, reject) => {
+    const seen = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const at = /fate ui: (http:\/\/\S+)/.exec(output)?.[1];
+      if (at) resolve(at);
+    };
+    ui.stdout.on('data', seen);
+    ui.stderr.on('data', seen);
+    exited.then(() => reject(new Error(`fate ui exited:\n${output}`)));
+  });
+  try {
+    const page = await (await fetch(`${await listening}/`)).text();
+    return { page, output };
+  } finally {
+    ui.kill('SIGTERM');
+    await exited;
+  }
+}
+
+describe('the console', () => {
+  it('shows and logs its store URL without sslpassword= or password= values', async () => {
+    const schema = `secrets_${randomUUID().slice(0, 8)}`;
+    const url = `${pg.url}&schema=${schema}&sslpassword=${SECRET}&password=${SECRET}`;
+    await (await openStore(url)).close();
+    const { page, output } = await uiRun(url);
+    expect(output).toContain('serving postgres://');
+    expect(output).toContain('sslpassword=***');
+    expect(page).toContain('sslpassword=***');
+    expect(`${page}${output}`).not.toContain(SECRET);
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import { distributedTests } from './engine/distributed.js';
 import { executionTests } from './engine/execution.js';
 import { opLimitTests } from './engine/op-limits.js';
 import { poolTests } from './engine/pools.js';
+import { enginePriorityTests } from './engine/priorities.js';
 import { processKillTests } from './engine/processes.js';
 import { enginePromiseTests } from './engine/promises.js';
 import { retryTests } from './engine/retries.js';
@@ -14,6 +15,7 @@ import { clockSkewTests } from './faults/clock-skew.js';
 import { engineFaultTests } from './faults/engine-faults.js';
 import { lostReplyTests } from './faults/lost-replies.js';
 import { runnerFaultTests } from './faults/runner-faults.js';
+import { straySweepTests } from './faults/stray-sweeps.js';
 import type { ConformanceTarget } from './fixture.js';
 import { ageOffTests } from './store/age-off.js';
 import { backendAnswerTests } from './store/backend-answers.js';
@@ -22,6 +24,7 @@ import { claimTests } from './store/claims.js';
 import { deferralTests } from './store/deferral.js';
 import { durabilityTests } from './store/durability.js';
 import { fencingTests } from './store/fencing.js';
+import { finishClaimTests } from './store/finish-claims.js';
 import { heldTests } from './store/held.js';
 import { hygieneTests } from './store/hygiene.js';
 import { infoTests } from './store/info.js';
@@ -29,6 +32,7 @@ import { keyedTests } from './store/keyed.js';
 import { lifecycleTests } from './store/lifecycle.js';
 import { livenessTests } from './store/liveness.js';
 import { preconditionTests } from './store/preconditions.js';
+import { priorityTests } from './store/priorities.js';
 import { processTests } from './store/processes.js';
 import { storeQueryTests } from './store/queries.js';
 import { reservationTests } from './store/reservation.js';
@@ -68,6 +72,22 @@ export function runConformance(target: ConformanceTarget): void {
 }
 
 /**
+ * For a backend's multi-server form (a ZooKeeper ensemble, a Redis Cluster) whose
+ * single-server form runs `runConformance`: the store suite, and of the engine suite the
+ * cases with several engines and processes (`many instances`, `real processes`, SIGKILL
+ * included). The engine reaches a store through no operation but those the store suite
+ * checks, so the rest of the engine suite would test the engine again over the same
+ * operations, at minutes of CI time per target.
+ */
+export function runClusterConformance(target: ConformanceTarget): void {
+  runStoreConformance(target);
+  describe(`${target.name}: engine conformance`, () => {
+    distributedTests(target);
+    processKillTests(target);
+  });
+}
+
+/**
  * The store conformance suite: every backend runs it unchanged, from one vitest file.
  * Cases are skipped only from the capabilities the backend declares.
  */
@@ -82,10 +102,12 @@ export function runStoreConformance(target: ConformanceTarget): void {
     reservationTests(target);
     reservationListingTests(target);
     claimTests(target);
+    finishClaimTests(target);
     fencingTests(target);
     writeFieldTests(target);
     deferralTests(target);
     seedDeferralTests(target);
+    priorityTests(target);
     scanTests(target);
     scanPagingTests(target);
     keyedTests(target);
@@ -100,6 +122,7 @@ export function runStoreConformance(target: ConformanceTarget): void {
     hygieneTests(target);
     lostReplyTests(target);
     cleaningTests(target);
+    straySweepTests(target);
   });
 }
 
@@ -121,6 +144,7 @@ export function runEngineConformance(target: ConformanceTarget): void {
     retryTests(target);
     scheduleTests(target);
     opLimitTests(target);
+    enginePriorityTests(target);
     childTests(target);
   });
 }

@@ -1,3 +1,37 @@
+export type {
+  BackendScan,
+  InstanceRecord,
+  NewRecord,
+  RecordWrite,
+  ReservationFilter,
+  StoreBackend,
+  StoredRecord,
+} from './contract/backend.js';
+export type { ClaimedRecord, StoreBackendClaims } from './contract/backend-claims.js';
+export type {
+  FinishClaimed,
+  StoreBackendFinishClaims,
+} from './contract/backend-finish-claims.js';
+export type {
+  BackendAgeOffQuery,
+  BackendCount,
+  BackendListPage,
+  BackendListQuery,
+  BackendListRow,
+  FinishedEntry,
+  StoreBackendQueries,
+} from './contract/backend-queries.js';
+export { declareCapabilities, type StoreCapabilities } from './contract/capabilities.js';
+export { type ClaimOptions, type ClaimResult, MAX_CLAIM } from './contract/claim-types.js';
+export type { FateStore, TxChange } from './contract/fate-store.js';
+export type { FatesStore } from './contract/fates-store.js';
+export { MAX_STACK_DEPTH } from './contract/limits.js';
+export * from './contract/liveness-types.js';
+export { instanceIdOf } from './contract/lock-id.js';
+export { resolveStoreOptions, type StoreOptions } from './contract/options.js';
+export * from './contract/priority.js';
+export * from './contract/query-types.js';
+export * from './contract/types.js';
 export {
   type AwaitChildrenOptions,
   awaitChildren,
@@ -24,12 +58,21 @@ export {
   scheduledKey,
   scheduleId,
 } from './engine/schedule-tick.js';
-export type { CatchUp, ScheduleOptions, StepFactory } from './engine/schedule-types.js';
+export {
+  type CatchUp,
+  INTERNAL_OP_PREFIX,
+  type ScheduleOptions,
+  type StepFactory,
+} from './engine/schedule-types.js';
 export { MAX_READY_WAIT_MS } from './engine/step-checks.js';
 export { MAX_STEP_TIMEOUT_MS, OVERDUE_GRACE_MS } from './engine/step-timeout.js';
 export { type ScanTrace, type StepTrace, scanChannel, stepChannel } from './engine/tracing.js';
 export { toTxError } from './engine/tx-error.js';
 export * from './errors.js';
+export { checkJson, MAX_JSON_DEPTH, sameReservation } from './guard/codec.js';
+export { createFatesStore } from './guard/create-fates-store.js';
+export { MAX_SEED_DEFER_MS } from './guard/seed-deferral.js';
+export { rowMatches } from './guard/store-queries.js';
 export * from './ids.js';
 export type { JsonValue } from './json.js';
 export { mapLimit } from './map-limit.js';
@@ -38,49 +81,17 @@ export * from './partition.js';
 export { ServerClock } from './server-clock.js';
 export * from './status.js';
 export * from './step.js';
-export type {
-  BackendScan,
-  InstanceRecord,
-  NewRecord,
-  RecordWrite,
-  ReservationFilter,
-  StoreBackend,
-  StoredRecord,
-} from './store/backend.js';
-export type { ClaimedRecord, StoreBackendClaims } from './store/backend-claims.js';
-export type {
-  BackendAgeOffQuery,
-  BackendCount,
-  BackendListPage,
-  BackendListQuery,
-  BackendListRow,
-  FinishedEntry,
-  StoreBackendQueries,
-} from './store/backend-queries.js';
-export { declareCapabilities, type StoreCapabilities } from './store/capabilities.js';
-export { type ClaimOptions, type ClaimResult, MAX_CLAIM } from './store/claims.js';
-export { checkJson, MAX_JSON_DEPTH, sameReservation } from './store/codec.js';
-export type { FateStore, TxChange } from './store/fate-store.js';
-export type { FatesStore } from './store/fates-store.js';
-export { createFatesStore } from './store/guarded-fates-store.js';
-export { MAX_STACK_DEPTH } from './store/limits.js';
-export { instanceIdOf } from './store/lock-id.js';
 export {
   backendForUrl,
   DEFAULT_STORE_URL,
   type OpenOptions,
   openStore,
   type StoreModule,
-} from './store/open-store.js';
-export { resolveStoreOptions, type StoreOptions } from './store/options.js';
-export * from './store/query-types.js';
-export { redactStoreUrl } from './store/redact-url.js';
-export { MAX_SEED_DEFER_MS } from './store/seed-deferral.js';
-export { rowMatches } from './store/store-queries.js';
-export * from './store/types.js';
+} from './url/open-store.js';
+export { redactStoreUrl } from './url/redact-url.js';
 export {
   readUrlParams,
   type UrlParam,
   type UrlParamSpec,
   type UrlParamValues,
-} from './store/url-params.js';
+} from './url/url-params.js';

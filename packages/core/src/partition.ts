@@ -1,7 +1,7 @@
+import type { FatesStore } from './contract/fates-store.js';
+import type { IdRange, ScanOptions, ScanResult } from './contract/types.js';
 import { invalidArgument } from './errors.js';
 import type { FateId } from './ids.js';
-import type { FatesStore } from './store/fates-store.js';
-import type { IdRange, ScanOptions, ScanResult } from './store/types.js';
 
 /** Which share of the work is this instance's: `partition` of `total` (seed PR). */
 export interface PartitionData {
@@ -83,7 +83,7 @@ export function hashPartitionOf(id: FateId | string, total: number): number {
   return (h >>> 0) % total;
 }
 
-const EMPTY: ScanResult = Object.freeze({ ids: [], ops: [], itemsRead: 0, ms: 0 });
+const EMPTY: ScanResult = Object.freeze({ ids: [], ops: [], priorities: [], itemsRead: 0, ms: 0 });
 
 /** Reads every runnable id and keeps those that hash to the partition: cost ~ the whole store. */
 export const hashPartitionScanner: PartitionScanner = {
@@ -94,12 +94,14 @@ export const hashPartitionScanner: PartitionScanner = {
     const all = await store.scanRunnable(undefined, options);
     const ids: FateId[] = [];
     const ops: string[] = [];
+    const priorities: number[] = [];
     all.ids.forEach((id, i) => {
       if (hashPartitionOf(id, p.total) !== p.partition) return;
       ids.push(id);
       ops.push(all.ops[i] ?? '');
+      priorities.push(all.priorities[i] ?? 0);
     });
-    return { ...all, ids, ops };
+    return { ...all, ids, ops, priorities };
   },
 };
 

@@ -44,7 +44,13 @@ describe('readUrlParams', () => {
 });
 
 describe('declareCapabilities', () => {
-  const good = { maxRecordBytes: 65_536, sortedScan: true, wakeups: false, multiProcess: true };
+  const good = {
+    maxRecordBytes: 65_536,
+    sortedScan: true,
+    wakeups: false,
+    multiProcess: true,
+    priorities: true,
+  };
 
   it('returns the capabilities checked and frozen', () => {
     const declared = declareCapabilities(good);

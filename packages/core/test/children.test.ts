@@ -8,41 +8,37 @@ import {
   awaitChildren,
   createFatesStore,
   type FateId,
-  type JsonValue,
   keyedFateId,
   MemoryBackend,
   type Repo,
   Status,
   StepRegistry,
 } from '../src/index.js';
-
-class Leaf implements Repo {
-  readonly type = 'leaf';
-  isReady(): number {
-    return 0;
-  }
-  call(): undefined {
-    return undefined;
-  }
-  undo(): void {}
-  state(): JsonValue {
-    return { leaf: true };
-  }
-}
+import { QuietStep } from './test-steps.js';
 
 describe('awaitChildren', () => {
-  const child = (name: string) => ({ name, opName: 'op', step: new Leaf() });
+  const child = (name: string) => ({
+    name,
+    opName: 'op',
+    step: new QuietStep('leaf', { leaf: true }),
+  });
 
   it('refuses no children, duplicate or empty names and a bad recheckMs with FATE_INVALID_ARGUMENT', () => {
     const bad = expect.objectContaining({ name: 'TypeError', code: 'FATE_INVALID_ARGUMENT' });
-    expect(() => awaitChildren([], new Leaf())).toThrow(bad);
-    expect(() => awaitChildren([child('a'), child('a')], new Leaf())).toThrow(bad);
-    expect(() => awaitChildren([child('')], new Leaf())).toThrow(bad);
-    expect(() => awaitChildren([child('a')], new Leaf(), { recheckMs: 0 })).toThrow(bad);
+    expect(() => awaitChildren([], new QuietStep('leaf', { leaf: true }))).toThrow(bad);
+    expect(() =>
+      awaitChildren([child('a'), child('a')], new QuietStep('leaf', { leaf: true })),
+    ).toThrow(bad);
+    expect(() => awaitChildren([child('')], new QuietStep('leaf', { leaf: true }))).toThrow(bad);
+    expect(() =>
+      awaitChildren([child('a')], new QuietStep('leaf', { leaf: true }), { recheckMs: 0 }),
+    ).toThrow(bad);
   });
 
   it('is a step whose state is JSON, rebuilt by the engine from its type', () => {
-    const step = awaitChildren([child('a'), child('b')], new Leaf(), { recheckMs: 1_000 });
+    const step = awaitChildren([child('a'), child('b')], new QuietStep('leaf', { leaf: true }), {
+      recheckMs: 1_000,
+    });
     expect(step.type).toBe('fate:children');
     const state = JSON.parse(JSON.stringify(step.state()));
     expect(state).toEqual({
@@ -65,7 +61,7 @@ describe('awaitChildren', () => {
   });
 
   it('says so when its steps run outside an engine', async () => {
-    const step = awaitChildren([child('a')], new Leaf());
+    const step = awaitChildren([child('a')], new QuietStep('leaf', { leaf: true }));
     await expect(
       (async () =>
         step.call(keyedFateId({ type: 't', key: 'p' }), undefined, {
@@ -83,7 +79,10 @@ describe('awaitChildren', () => {
       wake: () => undefined,
       woken: () => undefined,
     };
-    const step = awaitChildren([child('waiting'), child('running')], new Leaf());
+    const step = awaitChildren(
+      [child('waiting'), child('running')],
+      new QuietStep('leaf', { leaf: true }),
+    );
     // its call seeds both children; the engine would run 'running' meanwhile
     const wait = await childScope.run(scope, async () =>
       step.call(parent, undefined, { signal: new AbortController().signal }),

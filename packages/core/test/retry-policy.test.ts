@@ -2,15 +2,7 @@
 import { backoffMs, FateErrorCode, resolveRetryPolicy } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import { resolveOpRetries } from '../src/engine/retry-policy.js';
-
-const code = (fn: () => unknown) => {
-  try {
-    fn();
-  } catch (err) {
-    return (err as { code?: string }).code;
-  }
-  return 'ok';
-};
+import { code } from './test-steps.js';
 
 describe('retry policies', () => {
   it('fills the defaults: 1 s doubling, capped at 5 min, half jitter, every error', () => {

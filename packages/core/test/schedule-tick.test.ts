@@ -12,33 +12,10 @@ import {
   createFatesStore,
   type FateId,
   type FatesStore,
-  type JsonValue,
   MemoryBackend,
-  type Repo,
   Status,
-  StepRegistry,
 } from '../src/index.js';
-
-class Tick implements Repo {
-  readonly type = 'tick';
-  constructor(readonly due: number) {}
-  isReady(): number {
-    return 0;
-  }
-  call(): undefined {
-    return undefined;
-  }
-  undo(): void {}
-  state(): JsonValue {
-    return { due: this.due };
-  }
-}
-const steps = new StepRegistry([
-  { type: 'tick', fromState: (s: JsonValue) => new Tick((s as { due: number }).due) },
-]);
-const factory = (due: Date) => new Tick(due.getTime());
-const at = (iso: string) => new Date(iso).getTime();
-const T0 = at('2026-01-01T00:00:00.500Z');
+import { at, tickFactory as factory, tickSteps as steps, T0 } from './test-steps.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -6,35 +6,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlowMetrics } from '../src/engine/flow-metrics.js';
 import { compileSchedule, dueTimes, nextDue } from '../src/engine/schedule-types.js';
 import { Schedules } from '../src/engine/schedules.js';
-import {
-  createFatesStore,
-  type FateId,
-  type JsonValue,
-  MemoryBackend,
-  type Repo,
-  StepRegistry,
-} from '../src/index.js';
-
-class Tick implements Repo {
-  readonly type = 'tick';
-  constructor(readonly due: number) {}
-  isReady(): number {
-    return 0;
-  }
-  call(): undefined {
-    return undefined;
-  }
-  undo(): void {}
-  state(): JsonValue {
-    return { due: this.due };
-  }
-}
-const steps = new StepRegistry([
-  { type: 'tick', fromState: (s: JsonValue) => new Tick((s as { due: number }).due) },
-]);
-const factory = (due: Date) => new Tick(due.getTime());
-const at = (iso: string) => new Date(iso).getTime();
-const T0 = at('2026-01-01T00:00:00.500Z');
+import { createFatesStore, type FateId, MemoryBackend } from '../src/index.js';
+import { at, tickFactory as factory, tickSteps as steps, T0 } from './test-steps.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -2,7 +2,7 @@
 // store's clock, runAt read against this client's estimate of that clock.
 import { FateErrorCode, MAX_SEED_DEFER_MS } from '@fate/core';
 import { describe, expect, it } from 'vitest';
-import { seedDeferMs } from '../src/store/seed-deferral.js';
+import { seedDeferMs } from '../src/guard/seed-deferral.js';
 
 const base = { step: { type: 's', state: {} }, opName: 'op' };
 const NOW = 1_800_000_000_000;

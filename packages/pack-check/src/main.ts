@@ -11,7 +11,7 @@ import { buildApp } from './app-project.js';
 import { loadEveryExport, runConformanceExample, runQuickstart } from './app-runs.js';
 import { checkCliOnly } from './cli-only.js';
 import { PackCheckError } from './exec.js';
-import { packAll } from './pack.js';
+import { type PackedPackage, packAll } from './pack.js';
 import { progress, seconds, sizeTable, step } from './report.js';
 import { tarballProblems } from './tarball-checks.js';
 import { publishablePackages } from './workspace.js';
@@ -37,26 +37,46 @@ try {
   }
   progress('  ✓ tarballs: files, exports, source maps, declared dependencies, metadata');
 
+  // Two projects, checked side by side (each mostly waits on npm, the disk or a child
+  // process): the app with every package, and the CLI installed alone.
+  const failures = (
+    await Promise.allSettled([checkApp(root, work, packed), checkCliOnly(work, packed)])
+  ).flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new PackCheckError(failures.map(describeFailure).join('\n\n'));
+  rmSync(work, { recursive: true, force: true });
+  progress(`test:pack: passed in ${seconds(Date.now() - started)}`);
+} catch (err) {
+  progress(`test:pack: FAILED after ${seconds(Date.now() - started)}\n${describeFailure(err)}`);
+  progress(`(the packages and projects are left in ${work})`);
+  process.exitCode = 1;
+}
+
+/**
+ * The app: installs every tarball, then runs the README's conformance example beside the
+ * quickstart on SQLite and on Redis (the example takes the longest; the quickstarts are a
+ * few short processes).
+ */
+async function checkApp(root: string, work: string, packed: readonly PackedPackage[]) {
   const redis = startRedis();
   try {
     const app = await buildApp(root, work, packed);
     await loadEveryExport(app, packed);
-    await runQuickstart(app, 'sqlite:./fate.db');
-    const { url } = await redis;
-    await runQuickstart(
-      app,
-      `${url}${url.includes('?') ? '&' : '?'}prefix=fate-pack-${process.pid}`,
-    );
-    await runConformanceExample(app);
+    const quickstarts = async () => {
+      await runQuickstart(app, 'sqlite:./fate.db');
+      const { url } = await redis;
+      await runQuickstart(
+        app,
+        `${url}${url.includes('?') ? '&' : '?'}prefix=fate-pack-${process.pid}`,
+      );
+    };
+    const results = await Promise.allSettled([quickstarts(), runConformanceExample(app)]);
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
   } finally {
     await (await redis.catch(() => undefined))?.stop();
   }
-  await checkCliOnly(work, packed);
-  rmSync(work, { recursive: true, force: true });
-  progress(`test:pack: passed in ${seconds(Date.now() - started)}`);
-} catch (err) {
-  const message = err instanceof PackCheckError ? err.message : (err as Error).stack;
-  progress(`test:pack: FAILED after ${seconds(Date.now() - started)}\n${message}`);
-  progress(`(the packages and projects are left in ${work})`);
-  process.exitCode = 1;
+}
+
+function describeFailure(err: unknown): string | undefined {
+  return err instanceof PackCheckError ? err.message : (err as Error).stack;
 }

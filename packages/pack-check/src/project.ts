@@ -13,14 +13,15 @@ export function createProject(dir: string, fields: Readonly<Record<string, unkno
 /**
  * `npm install` as a user would, but from npm's cache where it can (`--prefer-offline`), and
  * failing if npm reports install scripts its `allowScripts` does not cover: the backend
- * READMEs say what to allow, and this holds them to it.
+ * READMEs say what to allow, and this holds them to it. A native module compiled by its
+ * install script (the `zookeeper` binding) compiles on every core (node-gyp's `JOBS=max`).
  */
 export async function npmInstall(dir: string, specs: readonly string[]): Promise<RunResult> {
   const result = await mustRun(
     'npm install',
     'npm',
     ['install', '--prefer-offline', '--no-audit', '--no-fund', ...specs],
-    { cwd: dir, timeoutMs: 600_000 },
+    { cwd: dir, timeoutMs: 1_200_000, env: { JOBS: 'max' } },
   );
   const output = `${result.stdout}\n${result.stderr}`;
   if (/not yet covered by allowScripts/i.test(output)) {

@@ -25,6 +25,13 @@ export {
 } from './sql-migrations.js';
 export { NamedQuery } from './sql-named.js';
 export {
+  addPriority,
+  createRunnableLevelIndex,
+  type LevelArgs,
+  levelStart,
+  levelWalk,
+} from './sql-priority.js';
+export {
   type FateQueries,
   type Fence,
   fateQueries,
@@ -32,6 +39,7 @@ export {
   type InsertArgs,
   RECORD_COLUMNS,
   type ScanArgs,
+  type ScanRow,
   type WriteArgs,
 } from './sql-queries.js';
 export {
@@ -48,7 +56,6 @@ export {
   livenessRecords,
   type RecordColumns,
   type ReservedRow,
-  type ScanRow,
   scanPage,
   toRecord,
   toReservations,

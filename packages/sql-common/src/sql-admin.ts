@@ -20,6 +20,7 @@ export interface ListRowColumns {
   res_lock: string | null;
   res_uuid: string | null;
   defer_until: number;
+  priority: number;
   finished_at: number | string | null;
 }
 
@@ -86,7 +87,16 @@ export function adminQueries(d: SqlDialect) {
     listPage: (q: BackendListQuery): Compilable<ListRowColumns> => {
       let window = db
         .selectFrom('transactions')
-        .select(['id', 'status', 'op', 'res_lock', 'res_uuid', 'defer_until', 'finished_at']);
+        .select([
+          'id',
+          'status',
+          'op',
+          'res_lock',
+          'res_uuid',
+          'defer_until',
+          'priority',
+          'finished_at',
+        ]);
       if (q.after !== undefined) window = window.where('id', '>', q.after);
       let page = db.selectFrom(window.orderBy('id').limit(LIST_WINDOW).as('w')).selectAll();
       if (q.statuses) page = page.where('status', 'in', [...q.statuses]);
@@ -153,6 +163,7 @@ export function toListPage(
     op: r.op,
     reservation: r.res_lock === null ? null : { lockId: r.res_lock, uuid: r.res_uuid as string },
     deferUntil: Number(r.defer_until),
+    ...(Number(r.priority) ? { priority: Number(r.priority) } : {}),
     ...(r.finished_at !== null ? { finishedAt: Number(r.finished_at) } : {}),
   }));
   if (out.length === limit) return { rows: out, last: out[out.length - 1]?.id as string };

@@ -1,14 +1,12 @@
 import { type ClaimedRecord, Status } from '@fate/core';
 import { sql } from 'kysely';
 import type { SqlDialect } from './sql-dialect.js';
+import { type LevelArgs, levelWalk } from './sql-priority.js';
 import { RECORD_COLUMNS } from './sql-queries.js';
-import { type RangeArgs, rangeShapes } from './sql-ranges.js';
+import { rangeShapes } from './sql-ranges.js';
 import { type RecordColumns, toRecord } from './sql-records.js';
-import { RUNNABLE_INDEX, runnableUnreserved } from './sql-schema.js';
 
-export interface ClaimableArgs extends RangeArgs {
-  limit: number;
-}
+export type ClaimableArgs = LevelArgs;
 
 /** Claiming one row a claim picked: `tryReserve(id, r, true)` of an unreserved row. */
 export interface ClaimOneArgs {
@@ -29,17 +27,18 @@ export type ClaimedRow = RecordColumns & { id: string; op: string };
 export function claimQueries(d: SqlDialect) {
   const { db } = d;
   return {
-    /** Runnable, unreserved, due rows in id order, at most `limit`: a runnable-index range search. */
-    claimable: rangeShapes((start, end) => (p: ClaimableArgs) => {
-      let query = db
-        .selectFrom('transactions')
-        .select(['id', 'op', 'status'])
-        .where(runnableUnreserved)
-        .where('defer_until', '<=', d.clock());
-      if (start) query = query.where('id', '>=', p.start);
-      if (end) query = query.where('id', '<', p.end);
-      return d.pin(query.orderBy('id').limit(p.limit), 'transactions', RUNNABLE_INDEX);
-    }),
+    /**
+     * Runnable, unreserved, due rows in the runnable order (priority, then id), at most
+     * `limit`: a runnable-index range search per level (`sql-priority.ts`).
+     */
+    claimable: rangeShapes(
+      (start, end) => (p: ClaimableArgs) =>
+        levelWalk<{ id: string; op: string; status: string }>(d, { start, end, due: true }, p, [
+          'id',
+          'op',
+          'status',
+        ]),
+    ),
     /** Reserves an unreserved row, starting it when SUBMITTED; the row as written. */
     claimOne: (p: ClaimOneArgs) =>
       db

@@ -1,14 +1,24 @@
 import { Status } from '@fate/core';
 import { sql } from 'kysely';
 import type { SqlDialect } from './sql-dialect.js';
+import { type LevelArgs, levelWalk } from './sql-priority.js';
 import { type RangeArgs, rangeShapes } from './sql-ranges.js';
-import { RESERVED_INDEX, RUNNABLE_INDEX, runnableUnreserved } from './sql-schema.js';
+import { RESERVED_INDEX } from './sql-schema.js';
 
 /** A fenced call: the record and the reservation its holder believes it has. */
 export interface Fence {
   id: string;
   lockId: string;
   uuid: string;
+}
+
+/** One row of a runnable scan; `due` is the database's verdict (0/1 or a boolean). */
+export interface ScanRow {
+  id: string;
+  op: string;
+  priority: number;
+  defer_until: number;
+  due: number | boolean;
 }
 
 export interface InsertArgs {
@@ -19,6 +29,7 @@ export interface InsertArgs {
   op: string;
   /** Whole ms from the insert by the store clock; 0: not deferred. */
   deferMs: number;
+  priority: number;
 }
 
 /** A fenced update; NULL leaves a field as it is (`newLock` NULL releases). */
@@ -38,9 +49,7 @@ export interface WriteArgs extends Fence {
   retainMs: number | null;
 }
 
-export interface ScanArgs extends RangeArgs {
-  limit: number;
-}
+export type ScanArgs = LevelArgs;
 
 export interface HeartbeatArgs {
   lockId: string;
@@ -56,6 +65,7 @@ export const RECORD_COLUMNS = [
   'res_lock',
   'res_uuid',
   'defer_until',
+  'priority',
 ] as const;
 
 /**
@@ -100,6 +110,7 @@ export function fateQueries(d: SqlDialect) {
           stack: p.stack,
           info: p.info,
           op: p.op,
+          priority: p.priority,
           res_lock: null,
           res_uuid: null,
           defer_until: sql<number>`case when ${ms(p.deferMs)} > 0 then ${d.clock()} + ${ms(p.deferMs)} else 0 end`,
@@ -151,23 +162,19 @@ export function fateQueries(d: SqlDialect) {
         .where('res_lock', '=', p.lockId)
         .where('res_uuid', '=', p.uuid),
     /**
-     * Runnable, unreserved rows in id order, deferred ones included (they are read anyway
-     * and give the earliest deferral); `due` is judged by the store clock.
+     * Runnable, unreserved rows in the runnable order (priority, then id), level by level
+     * (`sql-priority.ts`), deferred ones included (they are read anyway and give the
+     * earliest deferral); `due` is judged by the store clock.
      */
-    scan: rangeShapes((start, end) => (p: ScanArgs) => {
-      let query = db
-        .selectFrom('transactions')
-        .select([
+    scan: rangeShapes(
+      (start, end) => (p: ScanArgs) =>
+        levelWalk<ScanRow>(d, { start, end, due: false }, p, [
           'id',
           'op',
+          'priority',
           'defer_until',
-          sql<number | boolean>`defer_until <= ${d.clock()}`.as('due'),
-        ])
-        .where(runnableUnreserved);
-      if (start) query = query.where('id', '>=', p.start);
-      if (end) query = query.where('id', '<', p.end);
-      return d.pin(query.orderBy('id').limit(p.limit), 'transactions', RUNNABLE_INDEX);
-    }),
+        ]),
+    ),
     /** Held reservations in a range: a search of the partial index of held rows. */
     reserved: rangeShapes((start, end) => (p: RangeArgs) => {
       let query = reservedRows();

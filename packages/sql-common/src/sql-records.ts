@@ -6,7 +6,7 @@ import {
   type StoredRecord,
   sameReservation,
 } from '@fate/core';
-import type { Fence, WriteArgs } from './sql-queries.js';
+import type { Fence, ScanRow, WriteArgs } from './sql-queries.js';
 
 // Turning rows into what the backend contract answers, and calls into query arguments:
 // the same for every SQL store, whatever its driver.
@@ -18,6 +18,7 @@ export interface RecordColumns {
   res_lock: string | null;
   res_uuid: string | null;
   defer_until: number;
+  priority: number;
 }
 
 /** A row as the guard expects it: no reservation is `null`, never a half one. */
@@ -29,6 +30,7 @@ export function toRecord(row: RecordColumns): StoredRecord {
     reservation:
       row.res_lock === null ? null : { lockId: row.res_lock, uuid: row.res_uuid as string },
     deferUntil: row.defer_until,
+    ...(row.priority ? { priority: Number(row.priority) } : {}),
   };
 }
 
@@ -70,14 +72,6 @@ export function holderVerdict(
   return sameReservation(stored, reservation) ? 'free' : 'held';
 }
 
-/** One row of a runnable scan; `due` is the database's verdict (0/1 or a boolean). */
-export interface ScanRow {
-  id: string;
-  op: string;
-  defer_until: number;
-  due: number | boolean;
-}
-
 /**
  * A scan page from the rows a LIMIT-ed scan read: due ids with their ops, the earliest
  * deferral seen, and, when the page is full, its last row (due or not) to go on after.
@@ -85,20 +79,23 @@ export interface ScanRow {
 export function scanPage(rows: readonly ScanRow[], limit: number): BackendScan {
   const ids: string[] = [];
   const ops: string[] = [];
+  const priorities: number[] = [];
   let nextDeferralAt: number | undefined;
   for (const row of rows) {
     if (row.due) {
       ids.push(row.id);
       ops.push(row.op);
+      priorities.push(Number(row.priority));
     } else nextDeferralAt = Math.min(nextDeferralAt ?? row.defer_until, row.defer_until);
   }
-  const last = rows.length === limit ? rows[rows.length - 1]?.id : undefined;
+  const last = rows.length === limit ? rows[rows.length - 1] : undefined;
   return {
     ids,
     ops,
+    priorities,
     itemsRead: rows.length,
     ...(nextDeferralAt !== undefined ? { nextDeferralAt } : {}),
-    ...(last !== undefined ? { last } : {}),
+    ...(last !== undefined ? { last: last.id, lastPriority: Number(last.priority) } : {}),
   };
 }
 

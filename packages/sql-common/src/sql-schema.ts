@@ -14,6 +14,8 @@ export interface TransactionRow {
   defer_until: number;
   /** The op name, set at insert and never changed; '' for none. */
   op: string;
+  /** Its priority (-5..5), set at insert and never changed; 0 for rows written before. */
+  priority: number;
   /** When it finished (age-off stamp, store clock); NULL while unfinished. */
   finished_at: number | null;
   /** `finished_at + retainMs` for one with its own retention; else NULL. */

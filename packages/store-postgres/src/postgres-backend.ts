@@ -1,4 +1,3 @@
-import { userInfo } from 'node:os';
 import {
   type BackendAgeOffQuery,
   type BackendCount,
@@ -10,64 +9,31 @@ import {
   FateError,
   FateErrorCode,
   type FateId,
+  type FinishClaimed,
   type IdRange,
   type InstanceRecord,
   type NewRecord,
   type RecordWrite,
   type Reservation,
   type ReservationFilter,
-  ServerClock,
+  type RunnablePosition,
   Status,
   type StoreBackend,
   type StoreCapabilities,
   type StoredRecord,
 } from '@fate/core';
-import {
-  fence,
-  forRange,
-  holderVerdict,
-  livenessRecords,
-  type RecordColumns,
-  scanPage,
-  toClaimed,
-  toRecord,
-  toReservations,
-  writeArgs,
-} from '@fate/sql-common';
-import pg from 'pg';
-import { type PostgresAdmin, postgresAdmin } from './postgres-admin.js';
-import { claimStatements } from './postgres-claims.js';
+import { fence, type RecordColumns, toRecord, writeArgs } from '@fate/sql-common';
+import { claimManyOn } from './postgres-claims.js';
+import { PostgresClock } from './postgres-clock.js';
 import { type ResolvedPostgresConfig, redact } from './postgres-config.js';
+import { type Connection, closeConnection, openConnection } from './postgres-connection.js';
 import { toStoreError } from './postgres-errors.js';
-import { migrate } from './postgres-migrations.js';
-import { WakeupNotifier } from './postgres-notify.js';
-import { type PostgresStatements, postgresStatements } from './postgres-statements.js';
-import { PostgresWakeups } from './postgres-wakeups.js';
-
-/** node-postgres returns int8 as text by default; epoch ms fit a double exactly. */
-const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8
-      ? Number
-      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
-};
-
-/** The open connection pools and what runs on them. */
-interface Connection {
-  readonly pool: pg.Pool;
-  /**
-   * Liveness (heartbeats, reading liveness records, the clock) on connections of its own,
-   * so a pool saturated by workers never delays a heartbeat past the liveness timeout.
-   */
-  readonly control: pg.Pool;
-  readonly statements: PostgresStatements;
-  /** `claimMany`, one statement per range shape. */
-  readonly claims: ReturnType<typeof claimStatements>;
-  /** The indexed admin and periodic reads (age-off, counts, list pages). */
-  readonly admin: PostgresAdmin;
-  readonly wakeups: PostgresWakeups;
-  readonly notifier: WakeupNotifier;
-}
+import { finishAndClaimOn } from './postgres-finish-claims.js';
+import { insertAll, insertOne } from './postgres-insert.js';
+import { heartbeat, readInstances } from './postgres-liveness.js';
+import { reserveOne } from './postgres-reserve.js';
+import { reservationsOn, scanRunnableOn } from './postgres-scan.js';
+import type { PostgresStatements } from './postgres-statements.js';
 
 /**
  * A fate store in a PostgreSQL schema (node-postgres with a pool; queries built with
@@ -85,11 +51,11 @@ export class PostgresBackend implements StoreBackend {
     sortedScan: true,
     wakeups: true,
     multiProcess: true,
+    priorities: true,
   });
   readonly config: ResolvedPostgresConfig;
-  readonly #clock = new ServerClock();
+  readonly #clock = new PostgresClock();
   #connection: Connection | undefined;
-  #calibrating = false;
 
   readonly #create: boolean;
 
@@ -110,26 +76,11 @@ export class PostgresBackend implements StoreBackend {
   }
 
   async open(): Promise<void> {
-    const pool = new pg.Pool(this.#clientConfig(this.config.poolSize));
-    const control = new pg.Pool(this.#clientConfig(2));
-    // An idle connection that dies (server restart) is reported here; the pool drops it
-    // and the next call gets a new one. Without a handler it would crash the process.
-    pool.on('error', () => undefined);
-    control.on('error', () => undefined);
     try {
-      if (!this.#create) await requireStore(pool, this.config.schema);
-      await migrate(pool, this.config.schema);
-      const statements = postgresStatements(this.config.schema);
-      for (let i = 0; i < 3; i++) await this.#calibrate(control, statements);
-      const listener = () => new pg.Client(this.#clientConfig(1));
-      const wakeups = new PostgresWakeups(listener, this.channel);
-      const channel = this.channel;
-      const notifier = new WakeupNotifier(() => statements.notify.rows(control, { channel }));
-      const admin = postgresAdmin(this.config.schema);
-      const claims = claimStatements(this.config.schema);
-      this.#connection = { pool, control, statements, claims, admin, wakeups, notifier };
+      this.#connection = await openConnection(this.config, this.#create, this.channel, (c, st) =>
+        this.#clock.calibrate(c, st),
+      );
     } catch (err) {
-      await Promise.all([pool.end(), control.end()]).catch(() => undefined);
       throw toStoreError(err, 'opening', this.#where());
     }
   }
@@ -137,33 +88,17 @@ export class PostgresBackend implements StoreBackend {
   async close(): Promise<void> {
     const connection = this.#connection;
     this.#connection = undefined;
-    if (!connection) return;
-    await connection.notifier.flush();
-    await connection.wakeups.close();
-    await Promise.all([connection.pool.end(), connection.control.end()]);
+    if (connection) await closeConnection(connection);
   }
 
   now(): number {
-    const connection = this.#open();
-    // A client that does not heartbeat reads the server clock again now and then, in the
-    // background: the estimate drifts with this machine's monotonic clock meanwhile.
-    if (this.#clock.ageMs > 30_000 && !this.#calibrating) {
-      this.#calibrating = true;
-      this.#calibrate(connection.control, connection.statements)
-        .catch(() => undefined)
-        .finally(() => {
-          this.#calibrating = false;
-        });
-    }
-    return Math.round(this.#clock.now());
+    return this.#clock.now(this.#open());
   }
 
   async insert(id: FateId, record: NewRecord): Promise<boolean> {
     return this.#run('insert', async ({ pool, statements, notifier }) => {
-      const { status, stack, info, op, deferMs = 0 } = record;
-      const inserted =
-        (await statements.insert.changed(pool, { id, status, stack, info, op, deferMs })) === 1;
-      if (inserted && status === Status.SUBMITTED) notifier.notify();
+      const inserted = await insertOne(pool, statements, id, record);
+      if (inserted && record.status === Status.SUBMITTED) notifier.notify();
       return inserted;
     });
   }
@@ -171,17 +106,7 @@ export class PostgresBackend implements StoreBackend {
   async insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
     if (records.length === 0) return [];
     return this.#run('insertMany', async ({ pool, statements, notifier }) => {
-      const rows = await statements.insertMany.rows(pool, {
-        ids: records.map((r) => r.id),
-        statuses: records.map((r) => r.record.status),
-        stacks: records.map((r) => r.record.stack),
-        infos: records.map((r) => r.record.info),
-        ops: records.map((r) => r.record.op),
-        defers: records.map((r) => r.record.deferMs ?? 0),
-      });
-      // An id given twice is inserted once: the first mention gets the answer.
-      const inserted = new Set(rows.map((row) => row.id));
-      const answers = records.map((r) => inserted.delete(r.id));
+      const answers = await insertAll(pool, statements, records);
       if (records.some((r, i) => answers[i] && r.record.status === Status.SUBMITTED)) {
         notifier.notify();
       }
@@ -201,38 +126,31 @@ export class PostgresBackend implements StoreBackend {
     reservation: Reservation,
     start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    const args = fence(id, reservation);
-    return this.#run('tryReserve', async ({ pool, statements: s }) => {
-      for (;;) {
-        if (start) {
-          // a SUBMITTED record is started by the same statement; answered as found
-          const [started] = await s.reserveToRun.rows(pool, args);
-          if (started) return { ...toRecord(started), status: Status.SUBMITTED };
-        }
-        const [row] = await s.reserve.rows(pool, args);
-        // SUBMITTED after all (released between the two statements): held by us now, so
-        // the next turn's reserveToRun starts it
-        if (row && start && row.status === Status.SUBMITTED) continue;
-        if (row) return toRecord(row);
-        const [holder] = await s.holder.rows(pool, { id });
-        const verdict = holderVerdict(holder, reservation);
-        if (verdict !== 'free') return verdict;
-      }
-    });
+    return this.#run('tryReserve', ({ pool, statements }) =>
+      reserveOne(pool, statements, id, reservation, start),
+    );
   }
 
   async claimMany(
     range: IdRange | undefined,
     reservations: readonly Reservation[],
   ): Promise<ClaimedRecord[]> {
-    const lockId = reservations[0]?.lockId;
-    if (lockId === undefined) return [];
-    const uuids = reservations.map((r) => r.uuid);
-    return this.#run('claimMany', async ({ pool, claims }) => {
-      const [statement, bounds] = forRange(claims, range);
-      const rows = await statement.rows(pool, { ...bounds, lockId, uuids, limit: uuids.length });
-      return rows.map((row) => toClaimed(row));
-    });
+    if (reservations[0] === undefined) return [];
+    return this.#run('claimMany', ({ pool, claims }) =>
+      claimManyOn(pool, claims, range, reservations),
+    );
+  }
+
+  async finishAndClaim(
+    id: string,
+    reservation: Reservation,
+    change: RecordWrite,
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<FinishClaimed> {
+    return this.#run('finishAndClaim', ({ pool, finishClaims }) =>
+      finishAndClaimOn(pool, finishClaims, { id, reservation, change }, range, reservations),
+    );
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
@@ -275,68 +193,37 @@ export class PostgresBackend implements StoreBackend {
     return this.#run('listPage', ({ pool, admin }) => admin.listPage(pool, q));
   }
 
-  async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    return this.#run('scanRunnable', async ({ pool, statements }) => {
-      const [statement, bounds] = forRange(statements.scan, range);
-      // An index range scan of the partial runnable index, stopped at the limit: a full
-      // page ends at its last row, due or not.
-      return scanPage(await statement.rows(pool, { ...bounds, limit }), limit);
-    });
+  async scanRunnable(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
+    return this.#run('scanRunnable', ({ pool, statements }) =>
+      scanRunnableOn(pool, statements, range, limit, after),
+    );
   }
 
   async reservations(
     filter: ReservationFilter = {},
   ): Promise<Array<{ id: string; reservation: Reservation }>> {
-    const { range, lockId } = filter;
-    return this.#run('reservations', async ({ pool, statements }) => {
-      if (!range && lockId !== undefined) {
-        return toReservations(await statements.reservedBy.rows(pool, { lockId }));
-      }
-      const [statement, bounds] = forRange(statements.reserved, range);
-      return toReservations(await statement.rows(pool, bounds), lockId);
-    });
+    return this.#run('reservations', ({ pool, statements }) =>
+      reservationsOn(pool, statements, filter),
+    );
   }
 
   async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
-    await this.#run('heartbeat', async ({ control, statements }) => {
-      const sentAt = performance.now();
-      const args = { lockId, state, ttlMs: Math.ceil(ttlMs) };
-      const [row] = await statements.heartbeat.rows(control, args);
-      if (row) this.#clock.observe(row.now, sentAt);
-    });
+    await this.#run('heartbeat', (connection) =>
+      heartbeat(connection, this.#clock, { lockId, state, ttlMs }),
+    );
   }
 
   /** Also deletes the records past their time (crashed engines' rows must not pile up). */
   async instances(): Promise<InstanceRecord[]> {
-    return this.#run('instances', async ({ control, statements }) => {
-      const { records, lapsed } = livenessRecords(await statements.liveness.rows(control, {}));
-      if (lapsed) await statements.forget.changed(control, {});
-      return records;
-    });
+    return this.#run('instances', readInstances);
   }
 
   async subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
     return this.#run('subscribeWakeups', ({ wakeups }) => wakeups.subscribe(listener));
-  }
-
-  /** Reads the server's clock once, timing the round trip. */
-  async #calibrate(pool: pg.Pool, statements: PostgresStatements): Promise<void> {
-    const sentAt = performance.now();
-    const [row] = await statements.now.rows(pool, {});
-    if (row) this.#clock.observe(row.now, sentAt);
-  }
-
-  #clientConfig(max: number): pg.PoolConfig {
-    return {
-      connectionString: withOsUser(this.config.connectionString),
-      max,
-      types,
-      keepAlive: true,
-      query_timeout: this.config.queryTimeoutMs,
-      connectionTimeoutMillis: this.config.queryTimeoutMs,
-      idleTimeoutMillis: 10_000,
-      application_name: 'fate',
-    };
   }
 
   #where(): string {
@@ -356,29 +243,5 @@ export class PostgresBackend implements StoreBackend {
     } catch (err) {
       throw toStoreError(err, what, this.#where());
     }
-  }
-}
-
-/**
- * A URL without a user name connects as the OS user, as libpq does: node-postgres falls
- * back to `PGUSER` and `USER` only, which a service or CI job may not have set.
- */
-function withOsUser(connectionString: string): string {
-  const url = new URL(connectionString);
-  if (url.username !== '' || process.env.PGUSER || process.env.USER) return connectionString;
-  url.username = userInfo().username;
-  return url.href;
-}
-
-/** Without `create`: a schema that does not exist, or holds no fate store, is refused untouched. */
-async function requireStore(pool: pg.Pool, schema: string): Promise<void> {
-  const { rows } = await pool.query<{ meta: string | null }>('SELECT to_regclass($1) AS meta', [
-    `${schema}.fate_meta`,
-  ]);
-  if (rows[0]?.meta == null) {
-    throw new FateError(
-      FateErrorCode.STORE_CONFIG,
-      `PostgreSQL store: no such store: schema ${schema} holds no fate store (opened without create)`,
-    );
   }
 }

@@ -106,6 +106,24 @@ function withLibpqSsl(connectionString: string): string {
   return url.href;
 }
 
+/**
+ * Emits a warning (`process.emitWarning`, code `FATE_PG_CERT_UNCHECKED`) when this
+ * connection's server certificate goes unchecked; a store calls it once at open:
+ * `sslmode=require` without `sslrootcert`, and `sslmode=prefer` always (node-postgres
+ * checks no certificate for it, even with `sslrootcert`). Without TLS there is none to check.
+ */
+export function warnIfUncheckedCertificate(connectionString: string): void {
+  const params = new URL(connectionString).searchParams;
+  const mode = params.get('sslmode');
+  if (mode !== 'prefer' && (mode !== 'require' || params.has('sslrootcert'))) return;
+  process.emitWarning(
+    `PostgreSQL store ${redact(connectionString)}: sslmode=${mode} encrypts but does not check ` +
+      "the server's certificate, so whoever is on the network path can pose as the server; " +
+      'use sslmode=verify-full with sslrootcert=<CA file>',
+    { code: 'FATE_PG_CERT_UNCHECKED' },
+  );
+}
+
 /** The URL parameters fate reads itself; every other one is node-postgres's. */
 const OWN_PARAMS = {
   schema: { kind: 'text', pattern: SCHEMA_NAME, hint: `a name matching ${SCHEMA_NAME}` },

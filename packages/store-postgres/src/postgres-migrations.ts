@@ -1,15 +1,19 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import {
+  addPriority,
   createAgeOffIndexes,
   createLivenessTable,
   createMetaTable,
   createReservedIndex,
   createRunnableIndex,
   createStatusOpIndex,
+  STATUS_OP_INDEX,
 } from '@fate/sql-common';
 import { type CompiledQuery, sql } from 'kysely';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { countsDdl } from './postgres-counts.js';
 import { postgresDialect } from './postgres-dialect.js';
+import { inTransaction } from './postgres-transaction.js';
 
 /** One schema step, applied once per schema, in order, all in one transaction. */
 interface Migration {
@@ -78,6 +82,25 @@ const MIGRATIONS: readonly Migration[] = [
       ];
     },
   },
+  {
+    version: 3,
+    description:
+      'counts by status and op appended by triggers and folded on read, no (status, op) index (issue 26)',
+    statements: (schema) => {
+      const { db } = postgresDialect(schema);
+      return [
+        ...countsDdl(schema).map((text) => sql.raw(text).compile(db)),
+        // counts no longer read it, and every insert and status change paid for it
+        db.schema.dropIndex(STATUS_OP_INDEX).compile(),
+      ];
+    },
+  },
+  {
+    version: 4,
+    description:
+      'priority column (rows written before: 0), runnable index by priority and id (issue 25)',
+    statements: (schema) => addPriority(postgresDialect(schema).db).map((step) => step.compile()),
+  },
 ];
 
 /** The schema version this code writes. */
@@ -91,10 +114,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * `FATE_STORE_CONFIG`: upgrade the package.
  */
 export async function migrate(pool: Pool, schema: string): Promise<void> {
-  const client = await pool.connect();
-  let failed: unknown;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, 'BEGIN', async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`fate:migrate:${schema}`]);
     // CREATE SCHEMA IF NOT EXISTS needs CREATE on the database even when the schema
     // exists: a role that owns only its schema (least privilege) must not need it.
@@ -117,15 +137,7 @@ export async function migrate(pool: Pool, schema: string): Promise<void> {
           .compile(),
       );
     }
-    await client.query('COMMIT');
-  } catch (err) {
-    failed = err;
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw err;
-  } finally {
-    // A connection whose transaction failed half-way is not handed out again.
-    client.release(failed instanceof Error ? failed : undefined);
-  }
+  });
 }
 
 async function version(client: PoolClient, schema: string): Promise<number> {

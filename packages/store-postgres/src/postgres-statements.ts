@@ -57,6 +57,7 @@ export interface InsertManyArgs {
   ops: string[];
   /** Each record's deferral, whole ms from the insert by the server's clock (0: none). */
   defers: number[];
+  priorities: number[];
 }
 
 /** The statements of one schema's store, prepared on each connection at first use. */
@@ -76,9 +77,9 @@ export function postgresStatements(schema: string) {
     insertMany: s((p: InsertManyArgs) =>
       db
         .insertInto('transactions')
-        .columns(['id', 'status', 'stack', 'info', 'op', 'defer_until'])
+        .columns(['id', 'status', 'stack', 'info', 'op', 'defer_until', 'priority'])
         .expression(
-          sql`select u.id, u.status, u.stack, u.info, u.op, case when u.defer > 0 then ${dialect.clock()} + u.defer else 0 end from unnest(${p.ids}::text[], ${p.statuses}::text[], ${p.stacks}::text[], ${p.infos}::text[], ${p.ops}::text[], ${p.defers}::bigint[]) as u(id, status, stack, info, op, defer)`,
+          sql`select u.id, u.status, u.stack, u.info, u.op, case when u.defer > 0 then ${dialect.clock()} + u.defer else 0 end, u.priority from unnest(${p.ids}::text[], ${p.statuses}::text[], ${p.stacks}::text[], ${p.infos}::text[], ${p.ops}::text[], ${p.defers}::bigint[], ${p.priorities}::integer[]) as u(id, status, stack, info, op, defer, priority)`,
         )
         .onConflict((oc) => oc.doNothing())
         .returning('id'),

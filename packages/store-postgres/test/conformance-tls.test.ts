@@ -6,7 +6,8 @@ import { schemaOwner } from './postgres-roles.js';
 
 // Both suites over TLS (sslmode=verify-full against a CA made at test time, on a private
 // cluster with ssl=on), each fixture as a role with a password that owns its schema and
-// has no other right beyond PUBLIC's (connect to the database).
+// has no other right beyond PUBLIC's (connect to the database): the deployment the README
+// recommends. The plain connection (conformance.test.ts) runs the store suite.
 const postgres = useService(() => startPostgres({ tls: true }));
 
 const factory = async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
 import { createStoreBackend } from '@fate/store-postgres';
+import { dropPostgresSchema } from '@fate/test-services';
 import pg from 'pg';
 
 /** Garbage per column: a status no one knows, JSON that does not parse. */
@@ -67,7 +68,7 @@ export function postgresFixture(
       return rows.map((r) => r.row);
     },
     async destroy() {
-      await withClient(serverUrl, (c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
+      await dropPostgresSchema(serverUrl, schema);
     },
   };
 }

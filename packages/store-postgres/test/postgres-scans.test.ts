@@ -1,5 +1,5 @@
 import { type FateId, newFateId, Status } from '@fate/core';
-import { fence, writeArgs } from '@fate/sql-common';
+import { fence, levelStart, writeArgs } from '@fate/sql-common';
 import type { PostgresBackend } from '@fate/store-postgres';
 import type pg from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -87,7 +87,12 @@ describe('postgres backend: scans and reservation listings read only what they n
     ];
     for (const shape of ['all', 'from', 'to', 'between'] as const) {
       const [scan, held] = [s.scan[shape], s.reserved[shape]];
-      cases.push([`scan.${shape}`, scan, scan.values({ ...bounds, limit: 1000 }), runnable]);
+      cases.push([
+        `scan.${shape}`,
+        scan,
+        scan.values({ ...bounds, ...levelStart(bounds), limit: 1000 }),
+        runnable,
+      ]);
       cases.push([`reserved.${shape}`, held, held.values(bounds), reserved]);
     }
     await t.sql(async (c) => {

@@ -40,6 +40,8 @@ async function openError(url: string): Promise<{ code?: string; message: string 
 
 const ca = () => pg.certs?.ca as string;
 const wrongCa = () => pg.certs?.wrongCa as string;
+/** The code of fate's warning that the server's certificate goes unchecked. */
+const CODE = 'FATE_PG_CERT_UNCHECKED';
 
 describe('PostgreSQL over TLS', () => {
   it('opens with sslmode=verify-full and the CA that signed the server certificate, over TLS', async () => {
@@ -47,16 +49,18 @@ describe('PostgreSQL over TLS', () => {
     try {
       const { id } = await store.seed({ step: { type: 's', state: {} }, opName: 'op' });
       expect((await store.read(id)).status).toBe('SUBMITTED');
+      // the store's own connections, read while it holds them
+      const ssl = await withClient(pg.url, (c) =>
+        c.query<{ connections: number; ssl: boolean | null }>(
+          'SELECT count(*)::int AS connections, bool_and(ssl) AS ssl FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE usename = $1',
+          [owner.role],
+        ),
+      );
+      expect(ssl.rows[0]?.connections).toBeGreaterThan(0);
+      expect(ssl.rows[0]?.ssl).toBe(true);
     } finally {
       await store.close();
     }
-    const ssl = await withClient(pg.url, (c) =>
-      c.query<{ ssl: boolean }>(
-        'SELECT bool_and(ssl) AS ssl FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE usename = $1',
-        [owner.role],
-      ),
-    );
-    expect(ssl.rows[0]?.ssl ?? true).toBe(true);
   });
 
   it.each([
@@ -78,19 +82,45 @@ describe('PostgreSQL over TLS', () => {
     expect(err.message).toMatch(/ENOENT/);
   });
 
-  it('reads sslmode=require as libpq does (encrypted, certificate unchecked) without a security warning', async () => {
-    const warn = vi.spyOn(process, 'emitWarning');
+  it.each([
+    ['require', 'without sslrootcert', () => ({})],
+    [
+      'prefer',
+      'even with a root certificate that did not sign it',
+      () => ({ sslrootcert: wrongCa() }),
+    ],
+  ])(
+    'opens with sslmode=%s %s (certificate unchecked) and warns once, never as node-postgres',
+    async (mode, _, extra) => {
+      const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+      try {
+        const store = await createPostgresStore(urlWith({ sslmode: mode, ...extra() }));
+        await store.close();
+        const warnings = warn.mock.calls.map((c) => String(c[0]));
+        expect(warnings.filter((w) => /SECURITY WARNING/.test(w))).toEqual([]);
+        const ours = warn.mock.calls.filter((c) => (c[1] as { code?: string })?.code === CODE);
+        expect(ours.length).toBe(1);
+        expect(String(ours[0]?.[0])).toContain(`sslmode=${mode} encrypts but does not check`);
+        expect(String(ours[0]?.[0])).not.toContain(owner.password);
+      } finally {
+        warn.mockRestore();
+      }
+      expect(createPostgresBackend(`postgres://h/d?sslmode=${mode}`).config).toMatchObject({
+        connectionString: `postgres://h/d?sslmode=${mode}&uselibpqcompat=true`,
+      });
+    },
+  );
+
+  it('warns of no unchecked certificate with verify-full, or with require and sslrootcert', async () => {
+    const warn = vi.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     try {
-      const store = await createPostgresStore(urlWith({ sslmode: 'require' }));
-      await store.close();
-      const warnings = warn.mock.calls.map((c) => String(c[0]));
-      expect(warnings.filter((w) => /SECURITY WARNING|sslmode/i.test(w))).toEqual([]);
+      for (const mode of ['verify-full', 'require']) {
+        await (await createPostgresStore(urlWith({ sslmode: mode, sslrootcert: ca() }))).close();
+      }
+      expect(warn.mock.calls.filter((c) => (c[1] as { code?: string })?.code === CODE)).toEqual([]);
     } finally {
       warn.mockRestore();
     }
-    expect(createPostgresBackend('postgres://h/d?sslmode=require').config).toMatchObject({
-      connectionString: 'postgres://h/d?sslmode=require&uselibpqcompat=true',
-    });
   });
 
   it('refuses sslmode values libpq does not define (or cannot be honoured)', () => {

@@ -3,8 +3,8 @@ export {
   DEFAULT_PREFIX,
   parseRedisUrl,
   type RedisConfig,
-  type RedisConfigInput,
   type RedisNode,
+  type ResolvedRedisConfig,
   resolveRedisConfig,
 } from './redis-config.js';
 export { MAX_SHARDS } from './redis-shards.js';

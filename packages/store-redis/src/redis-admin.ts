@@ -6,13 +6,13 @@ import {
   idAfter,
   rowMatches,
 } from '@fate/core';
-import type { RedisKeys, ShardKeys } from './redis-keys.js';
+import type { RedisKeys } from './redis-keys.js';
+import { listShardPage } from './redis-list-page.js';
+import { storedPriority } from './redis-records.js';
 import type { RedisClient } from './redis-script.js';
 
 /** Most ids one list page examines (one lex range read and one pipeline of HMGETs). */
 export const REDIS_LIST_WINDOW = 2_000;
-
-const LIST_FIELDS = ['status', 'op', 'res_lock', 'res_uuid', 'defer_until', 'finished_at'] as const;
 
 /**
  * Due finished ids of every shard, oldest first: a score range of each shard's `finished`
@@ -78,8 +78,9 @@ export async function redisCounts(redis: RedisClient, keys: RedisKeys): Promise<
 
 /**
  * One page in id order: each shard from the cursor's on (shards hold ranges of ids, in
- * order), a lex range of its `ids` set, the records' fields read in one pipeline, filtered.
- * At most `REDIS_LIST_WINDOW` ids are examined; `last` is the last one examined.
+ * order), walked by one script call that reads the records' list fields and filters them on
+ * the server, so a page costs a call per shard it reaches whatever the filter keeps. At most
+ * `REDIS_LIST_WINDOW` ids are examined; `last` is the last one examined.
  */
 export async function redisListPage(
   redis: RedisClient,
@@ -93,24 +94,20 @@ export async function redisListPage(
   const start = q.after === undefined ? undefined : idAfter(q.after);
   if (q.after !== undefined && start === undefined) return { rows };
   for (const shard of keys.shardsIn(start === undefined ? undefined : { start })) {
-    const lower = last ?? q.after;
-    const ids = await redis.zrangebylex(
-      shard.ids,
-      lower === undefined ? '-' : `(${lower}`,
-      '+',
-      'LIMIT',
-      0,
+    const want = { ...q, limit: q.limit - rows.length };
+    const page = await listShardPage(
+      redis,
+      shard,
+      want,
+      last ?? q.after,
       REDIS_LIST_WINDOW - examined,
+      now,
     );
-    const fields = await readFields(redis, shard, ids);
-    for (const [i, id] of ids.entries()) {
-      examined++;
-      last = id;
-      const f = fields[i];
-      if (f) {
-        const row = toRow(id, f);
-        if (rowMatches(row, q, now)) rows.push(row);
-      }
+    examined += page.examined;
+    last = page.last ?? last;
+    for (const { id, fields } of page.rows) {
+      const row = toRow(id, fields);
+      if (rowMatches(row, q, now)) rows.push(row);
       if (rows.length === q.limit) return { rows, last: id };
     }
     if (examined >= REDIS_LIST_WINDOW) return { rows, ...(last ? { last } : {}) };
@@ -120,30 +117,15 @@ export async function redisListPage(
 
 type Fields = ReadonlyArray<string | null>;
 
-async function readFields(
-  redis: RedisClient,
-  shard: ShardKeys,
-  ids: readonly string[],
-): Promise<Array<Fields | undefined>> {
-  if (ids.length === 0) return [];
-  const pipeline = redis.pipeline();
-  for (const id of ids) pipeline.hmget(shard.tx(id), ...LIST_FIELDS);
-  const replies = (await pipeline.exec()) ?? [];
-  return replies.map(([err, value]) => {
-    if (err) throw err;
-    const f = value as Fields;
-    return f.every((x) => x === null) ? undefined : f;
-  });
-}
-
 function toRow(id: string, f: Fields): BackendListRow {
-  const [status, op, lock, uuid, deferUntil, finishedAt] = f;
+  const [status, op, lock, uuid, deferUntil, finishedAt, priority] = f;
   return {
     id,
     status: status ?? '',
     op: op ?? '',
     reservation: lock != null && uuid != null ? { lockId: lock, uuid } : null,
     deferUntil: Number(deferUntil ?? 0) || 0,
+    ...storedPriority(priority),
     ...(finishedAt != null ? { finishedAt: Number(finishedAt) } : {}),
   };
 }

@@ -6,12 +6,14 @@ import type {
   BackendScan,
   ClaimedRecord,
   FateId,
+  FinishClaimed,
   IdRange,
   InstanceRecord,
   NewRecord,
   RecordWrite,
   Reservation,
   ReservationFilter,
+  RunnablePosition,
   Status,
   StoreBackend,
   StoreCapabilities,
@@ -19,11 +21,14 @@ import type {
 } from '@fate/core';
 import { declareCapabilities, ServerClock } from '@fate/core';
 import { redisAgeOffDue, redisCounts, redisListPage } from './redis-admin.js';
+import { redisDeleteAgedOff } from './redis-age-off.js';
 import { claimMany } from './redis-claims.js';
-import { type RedisConfig, type RedisConfigInput, resolveRedisConfig } from './redis-config.js';
+import type { ResolvedRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
-import { type RedisKeys, recordScriptKeys, redisKeys, type ShardKeys } from './redis-keys.js';
+import { finishAndClaim, writeArgs } from './redis-finish-claims.js';
+import { insertAll, insertOne } from './redis-insert.js';
+import { type RedisKeys, recordScriptKeys, redisKeys } from './redis-keys.js';
 import * as liveness from './redis-liveness.js';
 import { openClient } from './redis-open.js';
 import { RECORD_SCRIPTS } from './redis-record-scripts.js';
@@ -31,6 +36,7 @@ import { listShard, RECORD_FIELDS, reservedRecord, toRecord } from './redis-reco
 import { shardReservations } from './redis-reservations.js';
 import { scanRunnable } from './redis-scan.js';
 import type { RedisClient } from './redis-script.js';
+import { SentClaims } from './redis-sent-claims.js';
 import { RedisWakeups } from './redis-wakeups.js';
 
 /**
@@ -40,7 +46,7 @@ import { RedisWakeups } from './redis-wakeups.js';
  * reads only its range. Deferrals are computed and judged by the server's clock.
  *
  * @example
- * const store = await createFatesStore(new RedisBackend('redis://127.0.0.1:6379?prefix=jobs'));
+ * const store = await createFatesStore(createRedisBackend('redis://127.0.0.1:6379?prefix=jobs'));
  */
 export class RedisBackend implements StoreBackend {
   readonly capabilities: StoreCapabilities = declareCapabilities({
@@ -48,26 +54,23 @@ export class RedisBackend implements StoreBackend {
     sortedScan: true,
     wakeups: true,
     multiProcess: true,
+    priorities: true,
   });
   /** The resolved, frozen configuration. */
-  readonly config: RedisConfig;
+  readonly config: ResolvedRedisConfig;
   /** The names of this store's keys. */
   readonly keys: RedisKeys;
   #redis?: RedisClient;
-  /**
-   * First uuids of the last 1,000 claims sent (each call has fresh ones): a call with one
-   * again is the guard's repeat after a lost reply, here or above this backend.
-   */
-  readonly #claimsSent = new Set<string>();
+  readonly #claimsSent = new SentClaims();
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
 
   readonly #create: boolean;
 
   /** With `create: false` it opens an existing store only (see `OpenOptions`). */
-  constructor(config: RedisConfigInput, options: { readonly create?: boolean } = {}) {
+  constructor(config: ResolvedRedisConfig, options: { readonly create?: boolean } = {}) {
     this.#create = options.create !== false;
-    this.config = resolveRedisConfig(config);
+    this.config = config;
     this.keys = redisKeys(this.config.prefix, this.config.shards);
     const subscriber = () =>
       this.config.nodes ? connectCluster(this.config) : connect(this.config);
@@ -80,6 +83,7 @@ export class RedisBackend implements StoreBackend {
    * guard answers them by a full read.
    */
   ageOffDue?: (q: BackendAgeOffQuery) => Promise<Array<{ id: string; finishedAt: number }>>;
+  deleteAgedOff?: (ids: readonly string[], q: BackendAgeOffQuery) => Promise<number>;
   counts?: () => Promise<BackendCount[]>;
   listPage?: (q: BackendListQuery) => Promise<BackendListPage>;
 
@@ -88,6 +92,8 @@ export class RedisBackend implements StoreBackend {
     this.#redis = redis;
     if ((await redis.get(this.keys.queries).catch(() => null)) !== '1') return;
     this.ageOffDue = (q) => this.#call('ageOffDue', (r) => redisAgeOffDue(r, this.keys, q));
+    this.deleteAgedOff = (ids, q) =>
+      this.#call('deleteAgedOff', (r) => redisDeleteAgedOff(r, this.keys, ids, q));
     this.counts = () => this.#call('counts', (r) => redisCounts(r, this.keys));
     this.listPage = (q) =>
       this.#call('listPage', (r) => redisListPage(r, this.keys, q, this.#clock.now()));
@@ -104,35 +110,11 @@ export class RedisBackend implements StoreBackend {
   }
 
   insert(id: FateId, record: NewRecord): Promise<boolean> {
-    return this.#call('insert', async (redis) => {
-      const call = this.#insertCall(id, record);
-      return (await RECORD_SCRIPTS.insert.run(redis, call)) === 1;
-    });
+    return this.#call('insert', (redis) => insertOne(redis, this.keys, id, record));
   }
 
   insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
-    return this.#call('insertMany', async (redis) => {
-      // One pipeline per shard (a Cluster pipeline must stay in one slot), all at once.
-      const byShard = new Map<ShardKeys, number[]>();
-      records.forEach(({ id }, i) => {
-        const shard = this.keys.shardOf(id);
-        byShard.set(shard, [...(byShard.get(shard) ?? []), i]);
-      });
-      const out = new Array<boolean>(records.length).fill(false);
-      await Promise.all(
-        [...byShard.values()].map(async (indexes) => {
-          const calls = indexes.map((i) => {
-            const { id, record } = records[i] as { id: FateId; record: NewRecord };
-            return this.#insertCall(id, record);
-          });
-          const replies = await RECORD_SCRIPTS.insert.runMany(redis, calls);
-          indexes.forEach((i, j) => {
-            out[i] = replies[j] === 1;
-          });
-        }),
-      );
-      return out;
-    });
+    return this.#call('insertMany', (redis) => insertAll(redis, this.keys, records));
   }
 
   read(id: FateId): Promise<StoredRecord | undefined> {
@@ -161,35 +143,36 @@ export class RedisBackend implements StoreBackend {
     range: IdRange | undefined,
     reservations: readonly Reservation[],
   ): Promise<ClaimedRecord[]> {
-    const first = reservations[0]?.uuid ?? '';
-    // a call made again with the same reservations (the guard's repeat of a lost reply)
-    const repeat = this.#claimsSent.has(first);
-    this.#claimsSent.add(first);
-    if (this.#claimsSent.size > 1_000)
-      this.#claimsSent.delete(this.#claimsSent.values().next().value as string);
+    const repeat = this.#claimsSent.repeated(reservations);
     return this.#call('claimMany', (redis) =>
-      claimMany(redis, this.keys.shardsIn(range), range, reservations, repeat),
+      claimMany(redis, this.keys.shardsIn(range), range, reservations, repeat, this.#clock),
+    );
+  }
+
+  finishAndClaim(
+    id: string,
+    reservation: Reservation,
+    change: RecordWrite,
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<FinishClaimed> {
+    const repeat = this.#claimsSent.repeated(reservations);
+    return this.#call('finishAndClaim', (redis) =>
+      finishAndClaim(
+        redis,
+        this.keys,
+        { id, reservation, change },
+        range,
+        reservations,
+        repeat,
+        this.#clock,
+      ),
     );
   }
 
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
     return this.#call('write', async (redis) => {
-      const args = [
-        id,
-        reservation.lockId,
-        reservation.uuid,
-        change.delete ? 'delete' : 'update',
-        change.status ?? '',
-        change.stack !== undefined ? '1' : '0',
-        change.stack ?? '',
-        change.info !== undefined ? '1' : '0',
-        change.info ?? '',
-        change.release ? '1' : '0',
-        String(change.release?.deferMs ?? 0),
-        change.finished === undefined ? '0' : change.finished === null ? '1' : '2',
-        change.finished?.at === undefined ? '' : String(Math.round(change.finished.at)),
-        change.finished?.retainMs === undefined ? '' : String(change.finished.retainMs),
-      ];
+      const args = writeArgs(id, reservation, change);
       const keys = recordScriptKeys(this.keys.shardOf(id), id);
       return (await RECORD_SCRIPTS.write.run(redis, { keys, args })) === 1;
     });
@@ -210,9 +193,13 @@ export class RedisBackend implements StoreBackend {
     });
   }
 
-  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
+  scanRunnable(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
     return this.#call('scanRunnable', (redis) =>
-      scanRunnable(redis, this.#clock, this.keys.shardsIn(range), range, limit),
+      scanRunnable(redis, this.#clock, this.keys.shardsIn(range), range, limit, after),
     );
   }
 
@@ -239,21 +226,6 @@ export class RedisBackend implements StoreBackend {
   subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
     // The unsubscribe it returns never fails: it drops the listener even when offline.
     return this.#call('subscribeWakeups', () => this.#wakeups.subscribe(listener));
-  }
-
-  #insertCall(id: FateId, record: NewRecord) {
-    return {
-      keys: recordScriptKeys(this.keys.shardOf(id), id),
-      args: [
-        id,
-        record.status,
-        record.stack,
-        record.info,
-        record.op,
-        this.keys.wakeup,
-        String(record.deferMs ?? 0),
-      ],
-    };
   }
 
   /** Runs one operation on the open connection; any failure is FATE_STORE_UNAVAILABLE. */

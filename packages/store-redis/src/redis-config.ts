@@ -13,8 +13,8 @@ export interface RedisNode {
   readonly port: number;
 }
 
-/** Where and how a Redis store connects. Frozen once resolved. */
-export interface RedisConfig {
+/** A validated config: every default filled in, frozen. */
+export interface ResolvedRedisConfig {
   readonly host: string;
   readonly port: number;
   /**
@@ -50,8 +50,8 @@ export interface RedisConfig {
   readonly connectTimeoutMs: number;
 }
 
-/** What a caller may give `createRedisStore`: a URL, or fields (missing ones default). */
-export type RedisConfigInput = string | Partial<RedisConfig>;
+/** Where and how to open a Redis store: any of the fields (missing ones default). */
+export type RedisConfig = Partial<ResolvedRedisConfig>;
 
 export const DEFAULT_PREFIX = 'fate';
 const DEFAULTS = { commandTimeoutMs: 5_000, connectTimeoutMs: 5_000 } as const;
@@ -64,21 +64,20 @@ const DEFAULTS = { commandTimeoutMs: 5_000, connectTimeoutMs: 5_000 } as const;
  * @example
  * parseRedisUrl('redis://127.0.0.1:6379/2?prefix=jobs'); // { host, port: 6379, db: 2, prefix: 'jobs', … }
  */
-export function parseRedisUrl(url: string): RedisConfig {
+export function parseRedisUrl(url: string): ResolvedRedisConfig {
   return resolveRedisConfig(parseUrlFields(url));
 }
 
 /**
- * A URL (see `parseRedisUrl`), or fields with defaults filled in, validated and frozen; a
- * bad field is a programmer mistake (`FATE_INVALID_ARGUMENT`).
+ * The fields with defaults filled in, validated and frozen; a bad field is a programmer
+ * mistake (`FATE_INVALID_ARGUMENT`).
  */
-export function resolveRedisConfig(input: RedisConfigInput): RedisConfig {
-  if (typeof input === 'string') return parseRedisUrl(input);
+export function resolveRedisConfig(input: RedisConfig): ResolvedRedisConfig {
   if (typeof input !== 'object' || input === null) {
     throw invalidArgument('a Redis store needs a URL or a config object');
   }
   const nodes = input.nodes?.map((n) => Object.freeze({ host: n?.host, port: n?.port }));
-  const config: RedisConfig = {
+  const config: ResolvedRedisConfig = {
     host: input.host ?? nodes?.[0]?.host ?? '127.0.0.1',
     port: input.port ?? nodes?.[0]?.port ?? DEFAULT_PORT,
     ...(nodes !== undefined ? { nodes: Object.freeze(nodes) } : {}),
@@ -149,7 +148,7 @@ export const DEFAULT_PORT = 6379;
  * What a store URL says, as config fields (defaults are filled in later). Checks the URL's
  * own syntax (`FATE_BAD_URL`); the fields are validated like any others afterwards.
  */
-export function parseUrlFields(url: string): Partial<RedisConfig> {
+export function parseUrlFields(url: string): RedisConfig {
   if (typeof url !== 'string') throw badUrl(String(url), 'not a string');
   const parts = URL_PARTS.exec(url);
   if (!parts) throw badUrl(url, 'not a URL');
@@ -167,7 +166,7 @@ export function parseUrlFields(url: string): Partial<RedisConfig> {
     throw badUrl(url, `database must be a number, not "${dbText}"`);
   if (cluster && dbText !== '' && Number(dbText) !== 0)
     throw badUrl(url, 'a Redis Cluster has only database 0');
-  const fields: Partial<RedisConfig> = {
+  const fields: RedisConfig = {
     ...(cluster ? { nodes } : (nodes[0] as RedisNode)),
     db: dbText === '' ? 0 : Number(dbText),
     tls: scheme === 'rediss',
@@ -191,7 +190,7 @@ function parseNode(url: string, text: string): RedisNode {
 function parseCredentials(
   url: string,
   text: string | undefined,
-): Pick<Partial<RedisConfig>, 'username' | 'password'> {
+): Pick<RedisConfig, 'username' | 'password'> {
   if (!text) return {};
   const colon = text.indexOf(':');
   const [user, pass] = colon < 0 ? [text, ''] : [text.slice(0, colon), text.slice(colon + 1)];
@@ -211,10 +210,7 @@ const PARAMS = {
   ca: { kind: 'text', pattern: /^[^\0]+$/, hint: 'the path of a PEM file' },
 } as const;
 
-function parseQuery(
-  url: string,
-  query: string,
-): Pick<Partial<RedisConfig>, 'prefix' | 'shards' | 'ca'> {
+function parseQuery(url: string, query: string): Pick<RedisConfig, 'prefix' | 'shards' | 'ca'> {
   const fail = (why: string): never => {
     throw badUrl(url, why);
   };

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { FateError, FateErrorCode } from '@fate/core';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import type { RedisConfig, RedisNode } from './redis-config.js';
+import type { RedisNode, ResolvedRedisConfig } from './redis-config.js';
 import { describeTarget, openFailure } from './redis-errors.js';
 import type { RedisClient } from './redis-script.js';
 
@@ -17,7 +17,7 @@ const FATAL_AT_CONNECT = /DB index is out of range/;
  * rejected rather than resent (a resend the guard does not know of could turn an applied
  * release into "not reserved"), and every command has a deadline.
  */
-function nodeOptions(config: RedisConfig): RedisOptions {
+function nodeOptions(config: ResolvedRedisConfig): RedisOptions {
   return {
     ...(config.username !== undefined ? { username: config.username } : {}),
     ...(config.password !== undefined ? { password: config.password } : {}),
@@ -40,7 +40,7 @@ function nodeOptions(config: RedisConfig): RedisOptions {
  * up to the system's CAs or the `ca` file's, and the host name or IP address in the
  * certificate. The `ca` file is read at every connect, so a rotated CA is picked up.
  */
-function tlsOptions(config: RedisConfig): ConnectionOptions {
+function tlsOptions(config: ResolvedRedisConfig): ConnectionOptions {
   // SNI takes a host name only; an IP address is checked against the certificate instead.
   const sni = isIP(config.host) ? {} : { servername: config.host };
   if (config.ca === undefined) return sni;
@@ -71,7 +71,7 @@ const backoff = (reconnect: () => boolean) => (attempt: number) =>
  * SELECT's answer comes before the ready check's, so nothing else was sent), and on a
  * later reconnect it is closed for good before it is ready, so no call reaches database 0.
  */
-export async function connect(config: RedisConfig): Promise<Redis> {
+export async function connect(config: ResolvedRedisConfig): Promise<Redis> {
   let ready = false;
   let reason: unknown;
   let fatal = false;
@@ -112,7 +112,7 @@ export async function connect(config: RedisConfig): Promise<Redis> {
  * and may have applied — so that retry is off, and so is the CLUSTERDOWN one; the guard
  * asks again itself, knowing it does. MOVED/ASK/TRYAGAIN are followed (nothing ran).
  */
-export async function connectCluster(config: RedisConfig): Promise<Cluster> {
+export async function connectCluster(config: ResolvedRedisConfig): Promise<Cluster> {
   let ready = false;
   let reason: unknown;
   const options: ClusterOptions = {
@@ -148,7 +148,7 @@ export async function connectCluster(config: RedisConfig): Promise<Cluster> {
  * whose errors it ignores, and reports "Connection is closed" only. One plain connection
  * per seed, made only after a failed open, gets the reason (refused, wrong password, …).
  */
-async function whyNot(config: RedisConfig, seeds: readonly RedisNode[]): Promise<unknown> {
+async function whyNot(config: ResolvedRedisConfig, seeds: readonly RedisNode[]): Promise<unknown> {
   const reasons = await Promise.all(
     seeds.map(({ host, port }) =>
       connect({ ...config, nodes: undefined, host, port }).then(

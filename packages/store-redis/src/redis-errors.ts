@@ -1,8 +1,8 @@
 import { FateError, FateErrorCode } from '@fate/core';
-import type { RedisConfig } from './redis-config.js';
+import type { ResolvedRedisConfig } from './redis-config.js';
 
 /** `redis://host:port/db` (or `redis+cluster://h:p,…`) of a config, for messages (never the credentials). */
-export function describeTarget(config: RedisConfig): string {
+export function describeTarget(config: ResolvedRedisConfig): string {
   if (config.nodes)
     return `redis+cluster://${config.nodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
   return `${config.tls ? 'rediss' : 'redis'}://${config.host}:${config.port}/${config.db}`;
@@ -25,7 +25,7 @@ const NOPERM = /\bNOPERM\b|user executing the script can't run this command/;
  * Any failure of a Redis call as the store's one operational error, with the cause kept;
  * an ACL refusal (NOPERM) is `FATE_STORE_CONFIG`.
  */
-export function unavailable(config: RedisConfig, what: string, cause: unknown): FateError {
+export function unavailable(config: ResolvedRedisConfig, what: string, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
   withoutSecrets(cause);
   // An ACL refusal does not pass with time: the user's rules must change. Inside a script
@@ -52,7 +52,7 @@ export function unavailable(config: RedisConfig, what: string, cause: unknown): 
  * missing password, a user without permission) is `FATE_STORE_CONFIG`; the rest
  * (refused, timed out, unreachable) is `FATE_STORE_UNAVAILABLE`, which may pass.
  */
-export function openFailure(config: RedisConfig, cause: unknown): FateError {
+export function openFailure(config: ResolvedRedisConfig, cause: unknown): FateError {
   if (cause instanceof FateError) return cause;
   withoutSecrets(cause);
   const detail = messageOf(cause);
@@ -65,7 +65,7 @@ export function openFailure(config: RedisConfig, cause: unknown): FateError {
   );
 }
 
-const CONFIG_ERRORS: ReadonlyArray<readonly [RegExp, (config: RedisConfig) => string]> = [
+const CONFIG_ERRORS: ReadonlyArray<readonly [RegExp, (config: ResolvedRedisConfig) => string]> = [
   [
     /DB index is out of range/,
     (c) => `database ${c.db} does not exist on this server: see its "databases" setting`,

@@ -1,4 +1,4 @@
-import { type IdRange, STORED_STATUSES, type Status } from '@fate/core';
+import { type IdRange, PRIORITY_LEVELS, STORED_STATUSES, type Status } from '@fate/core';
 import { shardIndexesIn, shardIndexOf, shardRanges, shardTags } from './redis-shards.js';
 
 /**
@@ -31,9 +31,15 @@ export interface ShardKeys {
   /** Hash `<status>|<op>` → how many records have that status and op. */
   readonly counts: string;
   /**
+   * The runnable set of each priority but 0 (`PRIORITY_LEVELS` order, 0 left out): members
+   * as in `runnable`, which holds priority 0 (so a store written before priorities reads
+   * all its records as 0, unchanged).
+   */
+  readonly levels: readonly string[];
+  /**
    * The index keys, in the order the Lua prelude names them: runnable, deferred,
    * reserved, holders, the status sets in `STORED_STATUSES` order, then finished, due,
-   * ids and counts.
+   * ids and counts, then `levels`.
    */
   readonly indexes: readonly string[];
 }
@@ -82,12 +88,20 @@ export function shardKeys(tag: string): ShardKeys {
     due: `${tag}:due`,
     ids: `${tag}:ids`,
     counts: `${tag}:counts`,
+    levels: Object.freeze(
+      PRIORITY_LEVELS.filter((p) => p !== 0).map((p) => `${tag}:runnable:${p}`),
+    ),
   };
   const indexes = [keys.runnable, keys.deferred, keys.reserved, keys.holders];
   const queries = [keys.finished, keys.due, keys.ids, keys.counts];
   return Object.freeze({
     ...keys,
-    indexes: Object.freeze([...indexes, ...STORED_STATUSES.map(status), ...queries]),
+    indexes: Object.freeze([
+      ...indexes,
+      ...STORED_STATUSES.map(status),
+      ...queries,
+      ...keys.levels,
+    ]),
   });
 }
 

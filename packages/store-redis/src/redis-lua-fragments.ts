@@ -1,4 +1,10 @@
-import { RUNNABLE_STATUSES, STORED_STATUSES } from '@fate/core';
+import {
+  MAX_PRIORITY,
+  MIN_PRIORITY,
+  PRIORITY_LEVELS,
+  RUNNABLE_STATUSES,
+  STORED_STATUSES,
+} from '@fate/core';
 
 /**
  * Lua: the store's clock, `TIME` in epoch ms with its microseconds as the fraction. Redis 7
@@ -32,11 +38,24 @@ export const LUA_RUNNABLE = `local RUNNABLE = {${[...RUNNABLE_STATUSES].map((s) 
 export function indexPrelude(first: number): string {
   const k = (offset: number) => `KEYS[${first + offset}]`;
   const statusKeys = STORED_STATUSES.map((s, i) => `${s} = ${k(4 + i)}`).join(', ');
+  let offset = 8 + STORED_STATUSES.length;
+  const levels = PRIORITY_LEVELS.map(
+    (p) => `[${p}] = ${p === 0 ? 'RUNNABLE_KEY' : k(offset++)}`,
+  ).join(', ');
   return `
 ${LUA_RUNNABLE}
 local RUNNABLE_KEY, DEFERRED_KEY, RESERVED_KEY, HOLDERS_KEY = ${k(0)}, ${k(1)}, ${k(2)}, ${k(3)}
 local STATUS_KEY = {${statusKeys}}
 local FINISHED_KEY, DUE_KEY, IDS_KEY, COUNTS_KEY = ${k(4 + STORED_STATUSES.length)}, ${k(5 + STORED_STATUSES.length)}, ${k(6 + STORED_STATUSES.length)}, ${k(7 + STORED_STATUSES.length)}
+-- The runnable set of each priority (issue 25); 0's is RUNNABLE_KEY.
+local MAX_LEVEL, MIN_LEVEL = ${MAX_PRIORITY}, ${MIN_PRIORITY}
+local LEVEL_KEY = {${levels}}
+-- A stored priority ('' or absent: 0; anything else out of range reads as 0).
+local function level_of(text)
+  local p = tonumber(text or '0') or 0
+  if LEVEL_KEY[p] then return p end
+  return 0
+end
 
 -- The counts by status and op: one record of (old status, op) becomes one of (new, op);
 -- false for none (an insert, a delete).
@@ -85,20 +104,28 @@ end
 -- Members of runnable are '<id>|<op>': a scan gets each id's op with the range read. Ids
 -- are 36 characters and sort before '|', so lex bounds on ids still cut the set by id, and
 -- every member of an id lies between '<id>|' and '<id>|\\255' (UTF-8 has no byte 255).
-local function unschedule(id)
-  redis.call('ZREMRANGEBYLEX', RUNNABLE_KEY, '[' .. id .. '|', '(' .. id .. '|\\255')
+-- prio: the record's stored priority; nil: not known (a record gone), every level.
+local function unschedule(id, prio)
+  if prio == nil then
+    for _, key in pairs(LEVEL_KEY) do
+      redis.call('ZREMRANGEBYLEX', key, '[' .. id .. '|', '(' .. id .. '|\\255')
+    end
+  else
+    redis.call('ZREMRANGEBYLEX', LEVEL_KEY[level_of(prio)], '[' .. id .. '|', '(' .. id .. '|\\255')
+  end
   redis.call('ZREM', DEFERRED_KEY, id)
 end
 
 -- For an unreserved record: where work finders will see it, if anywhere. defer_until is
 -- the stored text, passed on as is so no precision is lost.
-local function schedule(id, status, defer_until, op)
-  unschedule(id)
+-- prio: the stored priority field (false/nil: 0), which picks the runnable set.
+local function schedule(id, status, defer_until, op, prio)
+  unschedule(id, prio or '0')
   if RUNNABLE[status] then
     if (tonumber(defer_until) or 0) > 0 then
       redis.call('ZADD', DEFERRED_KEY, defer_until, id)
     else
-      redis.call('ZADD', RUNNABLE_KEY, 0, id .. '|' .. (op or ''))
+      redis.call('ZADD', LEVEL_KEY[level_of(prio)], 0, id .. '|' .. (op or ''))
     end
   end
 end

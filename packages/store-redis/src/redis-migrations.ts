@@ -1,5 +1,5 @@
 import { FateError, FateErrorCode } from '@fate/core';
-import type { RedisConfig } from './redis-config.js';
+import type { ResolvedRedisConfig } from './redis-config.js';
 import { describeTarget } from './redis-errors.js';
 import { type RedisKeys, shardKeys } from './redis-keys.js';
 import { indexPrelude } from './redis-lua-fragments.js';
@@ -57,7 +57,7 @@ export const LAYOUT_SCRIPT = new RedisScript('layout', LAYOUT);
  * open with `FATE_STORE_CONFIG`.
  */
 export async function checkLayout(
-  config: RedisConfig,
+  config: ResolvedRedisConfig,
   keys: RedisKeys,
   redis: RedisClient,
 ): Promise<void> {

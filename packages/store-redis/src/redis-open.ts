@@ -1,11 +1,14 @@
 import type { ServerClock } from '@fate/core';
 import { FateError, FateErrorCode } from '@fate/core';
 import type { Cluster, Redis } from 'ioredis';
+import { DELETE_AGED_OFF_SCRIPT } from './redis-age-off.js';
 import { CLAIM_SCRIPT } from './redis-claims.js';
-import type { RedisConfig } from './redis-config.js';
+import type { ResolvedRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
 import { unavailable } from './redis-errors.js';
+import { FINISH_CLAIM_SCRIPT } from './redis-finish-claims.js';
 import type { RedisKeys } from './redis-keys.js';
+import { LIST_PAGE_SCRIPT } from './redis-list-page.js';
 import { LIVENESS_SCRIPTS } from './redis-liveness.js';
 import { checkLayout, LAYOUT_SCRIPT } from './redis-migrations.js';
 import { RECORD_SCRIPTS } from './redis-record-scripts.js';
@@ -17,7 +20,10 @@ const ALL_SCRIPTS = [
   ...Object.values(LIVENESS_SCRIPTS),
   SCAN_SCRIPT,
   CLAIM_SCRIPT,
+  FINISH_CLAIM_SCRIPT,
   LAYOUT_SCRIPT,
+  DELETE_AGED_OFF_SCRIPT,
+  LIST_PAGE_SCRIPT,
 ];
 
 /**
@@ -26,7 +32,7 @@ const ALL_SCRIPTS = [
  * was created with this client's number of shards.
  */
 export async function openClient(
-  config: RedisConfig,
+  config: ResolvedRedisConfig,
   keys: RedisKeys,
   clock: ServerClock,
   create = true,

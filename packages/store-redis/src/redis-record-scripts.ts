@@ -6,7 +6,8 @@ import { RedisScript } from './redis-script.js';
 // KEYS in the order of `recordScriptKeys`: the transaction hash, then the shard's indexes.
 // Each gives the same answer when repeated after it applied (a lost reply is asked again).
 
-const PRELUDE = `${LUA_SERVER_NOW}${indexPrelude(2)}
+/** What every record script starts with (KEYS: the transaction hash, then the indexes). */
+export const PRELUDE = `${LUA_SERVER_NOW}${indexPrelude(2)}
 local TX = KEYS[1]
 
 -- Fencing: true only when the stored reservation is exactly (lock, uuid).
@@ -31,7 +32,8 @@ end
 
 /**
  * ARGV: id, status, stack, info, op, wake-up channel, deferMs ('0' or absent: none; else
- * deferUntil is the server's TIME now + deferMs). Returns 1 if inserted, 0 if the id
+ * deferUntil is the server's TIME now + deferMs), priority ('0' or absent: none stored,
+ * read as 0). Returns 1 if inserted, 0 if the id
  * exists. Index entries left by a lost record of the same id are dropped first.
  */
 const INSERT = `${PRELUDE}
@@ -41,34 +43,36 @@ forget(id)
 local defer, defer_until = tonumber(ARGV[7] or '0') or 0, '0'
 if defer > 0 then defer_until = string.format('%.0f', math.ceil(server_now() + defer)) end
 redis.call('HSET', TX, 'status', status, 'stack', ARGV[3], 'info', ARGV[4], 'op', ARGV[5], 'defer_until', defer_until)
+local prio = tostring(level_of(ARGV[8]))
+if prio ~= '0' then redis.call('HSET', TX, 'priority', prio) end
 index_status(id, false, status)
 recount(false, status, ARGV[5])
 redis.call('ZADD', IDS_KEY, 0, id)
-schedule(id, status, defer_until, ARGV[5])
+schedule(id, status, defer_until, ARGV[5], prio)
 if status == 'SUBMITTED' then redis.call('PUBLISH', ARGV[6], id) end
 return 1
 `;
 
 /**
  * ARGV: id, lockId, uuid, start ('1'/'0'). Returns 'absent', 'held', or the reserved
- * record as [status, stack, info, defer_until]. With start (an engine takes it to run), a
+ * record as [status, stack, info, defer_until, priority]. With start (an engine takes it to run), a
  * SUBMITTED record also becomes IN_PROGRESS; the answer keeps the status as found. Taking it again with the same reservation is
  * a retry: it finds the record as the first attempt left it and answers the same.
  */
 const TRY_RESERVE = `${PRELUDE}
 local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
 if redis.call('EXISTS', TX) == 0 then return 'absent' end
-local r = redis.call('HMGET', TX, 'status', 'stack', 'info', 'defer_until', 'res_lock', 'res_uuid')
+local r = redis.call('HMGET', TX, 'status', 'stack', 'info', 'defer_until', 'res_lock', 'res_uuid', 'priority')
 if r[5] and (r[5] ~= lock or r[6] ~= uuid) then return 'held' end
 redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid)
 hold(id, lock, uuid)
-unschedule(id)
+unschedule(id, r[7] or '0')
 if ARGV[4] == '1' and r[1] == 'SUBMITTED' then
   index_status(id, r[1], 'IN_PROGRESS')
   recount(r[1], 'IN_PROGRESS', redis.call('HGET', TX, 'op'))
   redis.call('HSET', TX, 'status', 'IN_PROGRESS')
 end
-return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0'}
+return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0', r[7] or '0'}
 `;
 
 /**
@@ -78,35 +82,42 @@ return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0'}
  * Returns 1 when applied, 0 when the reservation is not (lockId, uuid): fenced. A release
  * computes deferUntil from the server's clock, so no client clock is ever stored.
  */
-const WRITE = `${PRELUDE}
-local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
-if not held_by(lock, uuid) then return fenced_off(id, lock, uuid) end
-if ARGV[4] == 'delete' then
-  local r = redis.call('HMGET', TX, 'status', 'op')
-  recount(r[1] or '', false, r[2])
-  redis.call('DEL', TX)
-  forget(id)
+/** The write as a Lua function of its ARGV (a finish-and-claim calls it too). */
+export const WRITE_FUNCTION = `
+local function write_record(A)
+  local id, lock, uuid = A[1], A[2], A[3]
+  if not held_by(lock, uuid) then return fenced_off(id, lock, uuid) end
+  if A[4] == 'delete' then
+    local r = redis.call('HMGET', TX, 'status', 'op')
+    recount(r[1] or '', false, r[2])
+    redis.call('DEL', TX)
+    forget(id)
+    return 1
+  end
+  if A[5] ~= '' then
+    local r = redis.call('HMGET', TX, 'status', 'op')
+    index_status(id, r[1] or '', A[5])
+    recount(r[1] or '', A[5], r[2])
+    redis.call('HSET', TX, 'status', A[5])
+  end
+  index_finished(id, TX, A[12] or '0', A[13] or '', A[14] or '')
+  if A[6] == '1' then redis.call('HSET', TX, 'stack', A[7]) end
+  if A[8] == '1' then redis.call('HSET', TX, 'info', A[9]) end
+  if A[10] == '1' then
+    release(id, lock, uuid)
+    local defer = tonumber(A[11])
+    local defer_until = '0'
+    if defer > 0 then defer_until = string.format('%.0f', math.ceil(server_now() + defer)) end
+    redis.call('HSET', TX, 'defer_until', defer_until)
+    local r = redis.call('HMGET', TX, 'status', 'op', 'priority')
+    schedule(id, r[1], defer_until, r[2], r[3])
+  end
   return 1
 end
-if ARGV[5] ~= '' then
-  local r = redis.call('HMGET', TX, 'status', 'op')
-  index_status(id, r[1] or '', ARGV[5])
-  recount(r[1] or '', ARGV[5], r[2])
-  redis.call('HSET', TX, 'status', ARGV[5])
-end
-index_finished(id, TX, ARGV[12] or '0', ARGV[13] or '', ARGV[14] or '')
-if ARGV[6] == '1' then redis.call('HSET', TX, 'stack', ARGV[7]) end
-if ARGV[8] == '1' then redis.call('HSET', TX, 'info', ARGV[9]) end
-if ARGV[10] == '1' then
-  release(id, lock, uuid)
-  local defer = tonumber(ARGV[11])
-  local defer_until = '0'
-  if defer > 0 then defer_until = string.format('%.0f', math.ceil(server_now() + defer)) end
-  redis.call('HSET', TX, 'defer_until', defer_until)
-  local r = redis.call('HMGET', TX, 'status', 'op')
-  schedule(id, r[1], defer_until, r[2])
-end
-return 1
+`;
+
+const WRITE = `${PRELUDE}${WRITE_FUNCTION}
+return write_record(ARGV)
 `;
 
 /** ARGV: id, lockId, uuid. Clears the reservation only if it is still (lockId, uuid). */
@@ -114,8 +125,8 @@ const CLEAR_RESERVATION = `${PRELUDE}
 local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
 if not held_by(lock, uuid) then return fenced_off(id, lock, uuid) end
 release(id, lock, uuid)
-local r = redis.call('HMGET', TX, 'status', 'defer_until', 'op')
-schedule(id, r[1], r[2] or '0', r[3])
+local r = redis.call('HMGET', TX, 'status', 'defer_until', 'op', 'priority')
+schedule(id, r[1], r[2] or '0', r[3], r[4])
 return 1
 `;
 

@@ -11,6 +11,7 @@ export const RECORD_FIELDS = [
   'res_lock',
   'res_uuid',
   'defer_until',
+  'priority',
 ] as const;
 
 type Fields = ReadonlyArray<string | null>;
@@ -21,13 +22,14 @@ type Fields = ReadonlyArray<string | null>;
  */
 export function toRecord(fields: Fields): StoredRecord | undefined {
   if (fields.every((f) => f === null)) return undefined;
-  const [status, stack, info, lockId, uuid, deferUntil] = fields;
+  const [status, stack, info, lockId, uuid, deferUntil, priority] = fields;
   return {
     status: status ?? '',
     stack: stack ?? '',
     info: info ?? '',
     reservation: lockId != null && uuid != null ? { lockId, uuid } : null,
     deferUntil: Number(deferUntil ?? 0) || 0,
+    ...storedPriority(priority),
   };
 }
 
@@ -36,8 +38,21 @@ export function reservedRecord(
   fields: readonly string[],
   reservation: { lockId: string; uuid: string },
 ): StoredRecord {
-  const [status = '', stack = '', info = '', deferUntil = '0'] = fields;
-  return { status, stack, info, reservation, deferUntil: Number(deferUntil) || 0 };
+  const [status = '', stack = '', info = '', deferUntil = '0', priority] = fields;
+  return {
+    status,
+    stack,
+    info,
+    reservation,
+    deferUntil: Number(deferUntil) || 0,
+    ...storedPriority(priority),
+  };
+}
+
+/** The `priority` field of a record (absent in stores written before priorities: 0). */
+export function storedPriority(text: string | null | undefined): { priority?: number } {
+  const priority = Number(text ?? 0) || 0;
+  return priority !== 0 ? { priority } : {};
 }
 
 // Big enough to amortise round trips, small enough not to hold a huge reply in memory twice.

@@ -1,6 +1,6 @@
 import { createFatesStore, type FatesStore, type OpenOptions, type StoreOptions } from '@fate/core';
 import { RedisBackend } from './redis-backend.js';
-import { parseRedisUrl, type RedisConfigInput } from './redis-config.js';
+import { parseRedisUrl, type RedisConfig, resolveRedisConfig } from './redis-config.js';
 
 /**
  * Opens a fate store on Redis: a URL (`redis://[user:password@]host[:port][/db][?prefix=name]`,
@@ -10,15 +10,17 @@ import { parseRedisUrl, type RedisConfigInput } from './redis-config.js';
  * const store = await createRedisStore('redis://127.0.0.1:6379?prefix=jobs', { instanceId: 'engine-1' });
  */
 export async function createRedisStore(
-  config: RedisConfigInput,
+  config: RedisConfig | string,
   options?: StoreOptions,
 ): Promise<FatesStore> {
   return createFatesStore(createRedisBackend(config), options);
 }
 
 /** The unopened backend for a config or `redis://` URL. */
-export function createRedisBackend(config: RedisConfigInput): RedisBackend {
-  return new RedisBackend(config);
+export function createRedisBackend(config: RedisConfig | string): RedisBackend {
+  return new RedisBackend(
+    typeof config === 'string' ? parseRedisUrl(config) : resolveRedisConfig(config),
+  );
 }
 
 /**

@@ -6,7 +6,8 @@ import { redisFixture } from './redis-fixture.js';
 
 // Both suites over TLS (rediss://, the server's certificate checked against a CA made at
 // test time), each fixture as an ACL user that may touch only its own prefix's keys and
-// channel, with only the commands a store sends.
+// channel, with only the commands a store sends: the deployment the README recommends.
+// The plain connection (conformance.test.ts) runs the store suite.
 const redisTls = useService(() => startRedisTls());
 
 const factory = async () => {

@@ -31,6 +31,7 @@ export const STORE_COMMANDS = [
   'sunion',
   'zadd',
   'zrem',
+  'zscore',
   'zrange',
   'zrangebylex',
   'zrangebyscore',

@@ -1,10 +1,10 @@
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
 import { inRange, openStore, partitionRange, Status } from '@fate/core';
 import {
+  createRedisBackend,
   createRedisStore,
   createStoreBackend,
   parseRedisUrl,
-  RedisBackend,
 } from '@fate/store-redis';
 import { redisKeys } from '@fate/store-redis/internal';
 import { Redis } from 'ioredis';
@@ -67,7 +67,7 @@ describe('Redis URLs', () => {
 
   it('refuses bad config fields as programmer mistakes', async () => {
     for (const bad of [{ port: 0 }, { prefix: 'a}b' }, { db: -1 }, { commandTimeoutMs: 0 }]) {
-      expect(() => new RedisBackend(bad)).toThrow(TypeError);
+      expect(() => createRedisBackend(bad)).toThrow(TypeError);
       expect(await codeOf(createRedisStore(bad))).toBe('FATE_INVALID_ARGUMENT');
     }
   });

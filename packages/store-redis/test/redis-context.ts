@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { FatesStore, StoreOptions } from '@fate/core';
-import { createRedisStore, RedisBackend, type RedisConfigInput } from '@fate/store-redis';
+import {
+  createRedisBackend,
+  createRedisStore,
+  type RedisBackend,
+  type RedisConfig,
+} from '@fate/store-redis';
 import { type RedisTestService, startRedis } from '@fate/test-services';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
@@ -13,7 +18,7 @@ export interface RedisTestContext {
   /** The service URL with `prefix` (and optionally another database). */
   url(prefix: string, db?: number): string;
   /** A guarded store client, closed after the test. */
-  open(config: RedisConfigInput, options?: StoreOptions): Promise<FatesStore>;
+  open(config: RedisConfig | string, options?: StoreOptions): Promise<FatesStore>;
   /** An opened raw backend (no guard), closed after the test. */
   backend(url: string): Promise<RedisBackend>;
 }
@@ -33,13 +38,13 @@ export function useRedis(): RedisTestContext {
       url.searchParams.set('prefix', prefix);
       return url.href;
     },
-    async open(config: RedisConfigInput, options?: StoreOptions) {
+    async open(config: RedisConfig | string, options?: StoreOptions) {
       const store = await createRedisStore(config, options);
       stores.push(store);
       return store;
     },
     async backend(url: string) {
-      const backend = new RedisBackend(url);
+      const backend = createRedisBackend(url);
       await backend.open();
       backends.push(backend);
       return backend;

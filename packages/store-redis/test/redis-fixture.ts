@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
 import { createFatesStore } from '@fate/core';
-import { RedisBackend } from '@fate/store-redis';
+import { createRedisBackend } from '@fate/store-redis';
 import { redisKeys } from '@fate/store-redis/internal';
 import { Cluster, Redis } from 'ioredis';
 
@@ -53,9 +53,9 @@ export async function redisFixture(
   };
   return {
     url,
-    backend: () => new RedisBackend(url),
+    backend: () => createRedisBackend(url),
     // for tests that open clients themselves (the CLI's): the same as the suites do
-    open: (options) => createFatesStore(new RedisBackend(url), options),
+    open: (options) => createFatesStore(createRedisBackend(url), options),
     async corrupt(id, field) {
       await admin.hset(keys.shardOf(id).tx(id), field, '{not json');
     },

@@ -1,5 +1,5 @@
 import { type FateId, type NewRecord, newFateId, Status } from '@fate/core';
-import { RedisBackend } from '@fate/store-redis';
+import { createRedisBackend } from '@fate/store-redis';
 import { redisKeys } from '@fate/store-redis/internal';
 import { describe, expect, it } from 'vitest';
 import { newPrefix, step, useRedis } from './redis-context.js';
@@ -191,7 +191,7 @@ describe('Redis index hygiene', () => {
 
   it('keeps a record written last (a tombstone) for its ttl after the client closed', async () => {
     const prefix = newPrefix();
-    const writer = new RedisBackend(redis.url(prefix));
+    const writer = createRedisBackend(redis.url(prefix));
     await writer.open();
     await writer.heartbeat('gone@1', '{"gone":true}', 5_000);
     await writer.close();

@@ -122,6 +122,33 @@ describe('Redis shards', () => {
     expect((await reopened.counts()).total).toBe(1);
   });
 
+  it('pages a sparse filter over every shard: examines at most the window per page, every match once', async () => {
+    const store = await redis.open(sharded(newPrefix(), 3));
+    const seeded = await store.seedMany(
+      Array.from({ length: 2_500 }, (_, i) => ({
+        step,
+        opName: i % 250 === 0 ? 'rare' : 'common',
+      })),
+    );
+    const rare = seeded.filter((_, i) => i % 250 === 0).map((s) => s.id);
+    const ids: string[] = [];
+    let lastPage = 0;
+    let after: string | undefined;
+    for (; lastPage < 10; lastPage++) {
+      const page = await store.listPage({
+        opName: 'rare',
+        limit: 100,
+        ...(after ? { after } : {}),
+      });
+      ids.push(...page.rows.map((r) => r.id));
+      if (!page.next) break;
+      after = page.next;
+    }
+    // 2,500 ids and a window of 2,000 examined per page: two pages, each match once, in order
+    expect(lastPage).toBe(1);
+    expect(ids).toEqual([...rare].sort());
+  });
+
   it("refuses a client whose number of shards is not the store's", async () => {
     const prefix = newPrefix();
     await (await redis.open(sharded(prefix, 3))).seed({ step, opName: 'op' });

@@ -9,55 +9,31 @@ import {
   FateError,
   FateErrorCode,
   type FateId,
+  type FinishClaimed,
   type IdRange,
   type InstanceRecord,
   type NewRecord,
   type RecordWrite,
   type Reservation,
   type ReservationFilter,
+  type RunnablePosition,
   Status,
   type StoreBackend,
   type StoreCapabilities,
   type StoredRecord,
 } from '@fate/core';
-import {
-  fence,
-  forRange,
-  holderVerdict,
-  livenessRecords,
-  scanPage,
-  toRecord,
-  toReservations,
-  writeArgs,
-} from '@fate/sql-common';
-import Database from 'better-sqlite3';
-import { type AdminStatements, prepareAdmin } from './sqlite-admin.js';
-import { isBusy, retryBusy, SYNC_BUSY_MS } from './sqlite-busy.js';
-import { prepareClaims, type SqliteClaim } from './sqlite-claims.js';
+import { fence, toRecord, writeArgs } from '@fate/sql-common';
+import { retryBusy } from './sqlite-busy.js';
 import type { ResolvedSqliteConfig } from './sqlite-config.js';
+import { type Connection, closeConnection, openConnection } from './sqlite-connection.js';
 import { toStoreError } from './sqlite-errors.js';
-import { prepareFile } from './sqlite-file.js';
-import { migrate } from './sqlite-migrations.js';
-import { releasesRunnable, type WakeupNotifier } from './sqlite-notify.js';
-import { listRows, prepareStatements, type Statements } from './sqlite-statements.js';
+import { insertOne } from './sqlite-insert.js';
+import { readInstances } from './sqlite-liveness.js';
+import { releasesRunnable } from './sqlite-notify.js';
+import { reserveOne } from './sqlite-reserve.js';
+import { reservationsOn, scanRunnableOn } from './sqlite-scan.js';
+import { listRows, type Statements } from './sqlite-statements.js';
 import { takeTurn } from './sqlite-turns.js';
-import { openWakeups, type SqliteWakeups } from './sqlite-wakeups.js';
-
-/** The open connection: the raw handle and what is prepared on it once. */
-interface Connection {
-  readonly database: Database.Database;
-  readonly statements: Statements;
-  /** The indexed admin and periodic reads (age-off, counts, list pages). */
-  readonly admin: AdminStatements;
-  /** `claimMany` in one `BEGIN IMMEDIATE` transaction. */
-  readonly claim: SqliteClaim;
-  /** `insert` of many records in one `BEGIN IMMEDIATE` transaction. */
-  readonly insertAll: (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) => boolean[];
-  /** Writes the wake-up file after a write that made work runnable. */
-  readonly notifier: WakeupNotifier;
-  /** Watches it for this client's subscribers. */
-  readonly wakeups: SqliteWakeups;
-}
 
 /**
  * A fate store in one SQLite file (better-sqlite3, queries built with kysely), shared by
@@ -83,12 +59,16 @@ export class SqliteBackend implements StoreBackend {
     // Through the wake-up file beside the database (sqlite-wakeups.ts).
     wakeups: true,
     multiProcess: true,
+    priorities: true,
   });
   readonly config: ResolvedSqliteConfig;
+  readonly #create: boolean;
   #connection?: Connection;
 
-  constructor(config: ResolvedSqliteConfig) {
+  /** With `create: false` it opens an existing store only (see `OpenOptions`). */
+  constructor(config: ResolvedSqliteConfig, options: { readonly create?: boolean } = {}) {
     this.config = config;
+    this.#create = options.create !== false;
   }
 
   /** The prepared hot statements (tests inspect their SQL and plans). */
@@ -97,32 +77,13 @@ export class SqliteBackend implements StoreBackend {
   }
 
   async open(): Promise<void> {
-    const { path, create, busyTimeoutMs } = this.config;
-    let database: Database.Database | undefined;
-    try {
-      prepareFile(path, create);
-      const opened = new Database(path, {
-        timeout: Math.min(SYNC_BUSY_MS, busyTimeoutMs),
-        fileMustExist: !create,
-      });
-      database = opened;
-      if (!create) requireStore(opened, path);
-      const connected = await retryBusy(() => connect(opened), busyTimeoutMs);
-      // After the schema: a file that is no database leaves no wake-up file behind.
-      this.#connection = { ...connected, ...openWakeups(path) };
-    } catch (err) {
-      database?.close();
-      throw toStoreError(err, 'opening', { path, opening: true });
-    }
+    this.#connection = await openConnection(this.config, this.#create);
   }
 
   async close(): Promise<void> {
     const connection = this.#connection;
     this.#connection = undefined;
-    if (!connection) return;
-    connection.notifier.flush();
-    await connection.wakeups.close();
-    connection.database.close();
+    if (connection) await closeConnection(connection);
   }
 
   now(): number {
@@ -160,23 +121,9 @@ export class SqliteBackend implements StoreBackend {
     reservation: Reservation,
     start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    const args = fence(id, reservation);
-    return this.#run('tryReserve', ({ statements: s }) => {
-      for (;;) {
-        if (start) {
-          // a SUBMITTED record is started by the same statement; answered as found
-          const started = s.reserveToRun.get(args);
-          if (started) return { ...toRecord(started), status: Status.SUBMITTED };
-        }
-        const row = s.reserve.get(args);
-        // SUBMITTED after all (another process released it between the two statements):
-        // held by us now, so the next turn's reserveToRun starts it
-        if (row && start && row.status === Status.SUBMITTED) continue;
-        if (row) return toRecord(row);
-        const verdict = holderVerdict(s.holder.get({ id }), reservation);
-        if (verdict !== 'free') return verdict;
-      }
-    });
+    return this.#run('tryReserve', ({ statements }) =>
+      reserveOne(statements, id, reservation, start),
+    );
   }
 
   async claimMany(
@@ -184,6 +131,20 @@ export class SqliteBackend implements StoreBackend {
     reservations: readonly Reservation[],
   ): Promise<ClaimedRecord[]> {
     return this.#run('claimMany', ({ claim }) => claim(range, reservations));
+  }
+
+  async finishAndClaim(
+    id: string,
+    reservation: Reservation,
+    change: RecordWrite,
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<FinishClaimed> {
+    return this.#run('finishAndClaim', ({ finishClaim, notifier }) => {
+      const done = finishClaim(id, reservation, change, range, reservations);
+      if (done.written && releasesRunnable(change)) notifier.notify();
+      return done;
+    });
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
@@ -230,27 +191,20 @@ export class SqliteBackend implements StoreBackend {
     return this.#run('listPage', ({ admin }) => admin.listPage(q));
   }
 
-  async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    return this.#run('scanRunnable', ({ statements }) => {
-      const [statement, bounds] = forRange(statements.scan, range);
-      // The partial index holds only runnable, unreserved rows, in id order; the statement
-      // seeks to `start` and stops at `end` or the limit, so every row it returns is one it
-      // read, and a full page ends at its last row whether or not that one is due.
-      return scanPage(statement.all({ ...bounds, limit }), limit);
-    });
+  async scanRunnable(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
+    return this.#run('scanRunnable', ({ statements }) =>
+      scanRunnableOn(statements, range, limit, after),
+    );
   }
 
   async reservations(
     filter: ReservationFilter = {},
   ): Promise<Array<{ id: string; reservation: Reservation }>> {
-    const { range, lockId } = filter;
-    return this.#run('reservations', ({ statements }) => {
-      if (!range && lockId !== undefined) {
-        return toReservations(statements.reservedBy.all({ lockId }));
-      }
-      const [statement, bounds] = forRange(statements.reserved, range);
-      return toReservations(statement.all(bounds), lockId);
-    });
+    return this.#run('reservations', ({ statements }) => reservationsOn(statements, filter));
   }
 
   async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
@@ -261,12 +215,7 @@ export class SqliteBackend implements StoreBackend {
 
   /** Also deletes the records past their time (crashed engines' rows must not pile up). */
   async instances(): Promise<InstanceRecord[]> {
-    return this.#run('instances', ({ statements }) => {
-      const { records, lapsed } = livenessRecords(statements.liveness.all({}));
-      // Only when something is due: the delete takes the write lock, the read does not.
-      if (lapsed) pruneLiveness(statements);
-      return records;
-    });
+    return this.#run('instances', ({ statements }) => readInstances(statements));
   }
 
   async subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
@@ -291,56 +240,5 @@ export class SqliteBackend implements StoreBackend {
     } catch (err) {
       throw toStoreError(err, what, { path: this.config.path, opening: false });
     }
-  }
-}
-
-/** Sets the connection up (WAL, schema) and prepares what it runs. Safe to repeat. */
-function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wakeups'> {
-  // WAL: readers never block the writer nor each other. NORMAL is durable against
-  // process crashes in WAL mode (an OS crash may lose the last commits, never corrupt).
-  database.pragma('journal_mode = WAL');
-  database.pragma('synchronous = NORMAL');
-  migrate(database);
-  const statements = prepareStatements(database);
-  const insertAll = database.transaction(
-    (records: ReadonlyArray<{ id: FateId; record: NewRecord }>) =>
-      records.map(({ id, record }) => insertOne(statements, id, record)),
-  );
-  return {
-    database,
-    statements,
-    admin: prepareAdmin(database),
-    claim: prepareClaims(database, statements),
-    insertAll: (records) => insertAll.immediate(records),
-  };
-}
-
-/** Without `create`, a file with no fate schema (empty, or another program's) is refused, untouched. */
-function requireStore(database: Database.Database, path: string): void {
-  const meta = database
-    .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fate_meta'")
-    .get();
-  if (!meta) {
-    throw new FateError(
-      FateErrorCode.STORE_CONFIG,
-      `SQLite store ${path}: no such store: the file holds no fate store (opened without create)`,
-    );
-  }
-}
-
-function insertOne(statements: Statements, id: FateId, record: NewRecord): boolean {
-  const { status, stack, info, op, deferMs = 0 } = record;
-  return statements.insert.run({ id, status, stack, info, op, deferMs }).changes === 1;
-}
-
-/**
- * Store hygiene, best effort: another process holding the write lock will prune on its
- * own next look, so a busy file skips this rather than fail or delay the read.
- */
-function pruneLiveness(statements: Statements): void {
-  try {
-    statements.forget.run({});
-  } catch (err) {
-    if (!isBusy(err)) throw err;
   }
 }

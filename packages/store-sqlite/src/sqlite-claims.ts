@@ -5,6 +5,7 @@ import {
   type ClaimOneArgs,
   claimQueries,
   forRange,
+  levelStart,
   mapShapes,
   toClaimed,
 } from '@fate/sql-common';
@@ -29,6 +30,25 @@ export type SqliteClaim = (
  * write lock, so no other client can take one in between.
  */
 export function prepareClaims(database: Database, statements: Statements): SqliteClaim {
+  const steps = prepareClaimSteps(database, statements);
+  const transaction = database.transaction(
+    (range: IdRange | undefined, reservations: readonly Reservation[]) => {
+      const held = steps.held(reservations);
+      return held.length > 0 ? held : steps.fresh(range, reservations);
+    },
+  );
+  return (range, reservations) => transaction.immediate(range, reservations);
+}
+
+/** A claim's two parts, to run inside a transaction the caller opened. */
+export interface SqliteClaimSteps {
+  /** The records holding one of `reservations` (a repeat after a lost reply). */
+  held(reservations: readonly Reservation[]): ClaimedRecord[];
+  /** Reserves and starts the due runnable rows of the range, one reservation each. */
+  fresh(range: IdRange | undefined, reservations: readonly Reservation[]): ClaimedRecord[];
+}
+
+export function prepareClaimSteps(database: Database, statements: Statements): SqliteClaimSteps {
   const claimable = mapShapes(
     queries.claimable,
     (build) =>
@@ -36,26 +56,32 @@ export function prepareClaims(database: Database, statements: Statements): Sqlit
   );
   const claimOne = new PreparedQuery<ClaimOneArgs, ClaimedRow>(database, queries.claimOne);
   const readWithOp = new PreparedQuery<{ id: string }, ClaimedRow>(database, queries.readWithOp);
-  const claim = (range: IdRange | undefined, reservations: readonly Reservation[]) => {
-    const lockId = reservations[0]?.lockId;
-    if (lockId === undefined) return [];
-    const uuids = new Set(reservations.map((r) => r.uuid));
-    const held: ClaimedRecord[] = [];
-    for (const row of statements.reservedBy.all({ lockId })) {
-      if (row.res_uuid === null || !uuids.has(row.res_uuid)) continue;
-      const stored = readWithOp.get({ id: row.id });
-      if (stored) held.push(toClaimed(stored));
-    }
-    if (held.length > 0) return held;
-    const [statement, bounds] = forRange(claimable, range);
-    const out: ClaimedRecord[] = [];
-    for (const row of statement.all({ ...bounds, limit: reservations.length })) {
-      const r = reservations[out.length] as Reservation;
-      const claimed = claimOne.get({ id: row.id, lockId: r.lockId, uuid: r.uuid });
-      if (claimed) out.push(toClaimed(claimed, row.status)); // the status as found
-    }
-    return out;
+  return {
+    held(reservations) {
+      const lockId = reservations[0]?.lockId;
+      if (lockId === undefined) return [];
+      const uuids = new Set(reservations.map((r) => r.uuid));
+      const held: ClaimedRecord[] = [];
+      for (const row of statements.reservedBy.all({ lockId })) {
+        if (row.res_uuid === null || !uuids.has(row.res_uuid)) continue;
+        const stored = readWithOp.get({ id: row.id });
+        if (stored) held.push(toClaimed(stored));
+      }
+      return held;
+    },
+    fresh(range, reservations) {
+      const [statement, bounds] = forRange(claimable, range);
+      const out: ClaimedRecord[] = [];
+      for (const row of statement.all({
+        ...bounds,
+        ...levelStart(bounds),
+        limit: reservations.length,
+      })) {
+        const r = reservations[out.length] as Reservation;
+        const claimed = claimOne.get({ id: row.id, lockId: r.lockId, uuid: r.uuid });
+        if (claimed) out.push(toClaimed(claimed, row.status)); // the status as found
+      }
+      return out;
+    },
   };
-  const transaction = database.transaction(claim);
-  return (range, reservations) => transaction.immediate(range, reservations);
 }

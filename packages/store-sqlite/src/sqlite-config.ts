@@ -22,13 +22,15 @@ export interface SqliteConfig {
 export interface ResolvedSqliteConfig {
   readonly path: string;
   readonly busyTimeoutMs: number;
-  readonly create: boolean;
 }
 
 /** Default wait for a busy write lock: long enough for any other writer's single statement. */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
 
-/** Validates `config` (a programmer mistake is a `TypeError`) and freezes it. */
+/**
+ * Validates `config` (a programmer mistake is a `TypeError`) and freezes it; `create` is
+ * the backend's open option (as on every backend), not part of the resolved config.
+ */
 export function resolveSqliteConfig(config: SqliteConfig): ResolvedSqliteConfig {
   if (typeof config !== 'object' || config === null) {
     throw invalidArgument('createSqliteStore needs a config object { path }');
@@ -45,7 +47,7 @@ export function resolveSqliteConfig(config: SqliteConfig): ResolvedSqliteConfig 
     throw invalidArgument('busyTimeoutMs must be an integer >= 0');
   }
   if (typeof create !== 'boolean') throw invalidArgument('create must be a boolean');
-  return Object.freeze({ path: resolve(path), busyTimeoutMs, create });
+  return Object.freeze({ path: resolve(path), busyTimeoutMs });
 }
 
 /** The URL's one parameter: `mode=create` (the default) or `mode=open` (must exist). */

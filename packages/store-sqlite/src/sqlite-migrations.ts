@@ -1,5 +1,6 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import {
+  addPriority,
   createAgeOffIndexes,
   createLivenessTable,
   createMetaTable,
@@ -119,6 +120,12 @@ const MIGRATIONS: readonly Migration[] = [
         db,
       ),
     ],
+  },
+  {
+    version: 6,
+    description:
+      'priority column (rows written before: 0), runnable index by priority and id (issue 25)',
+    statements: () => addPriority(db).map((step) => step.compile()),
   },
 ];
 

@@ -20,9 +20,9 @@ export async function createSqliteStore(
 
 /** The unopened backend for a config or `sqlite:` URL. */
 export function createSqliteBackend(config: SqliteConfig | string): SqliteBackend {
-  return new SqliteBackend(
-    resolveSqliteConfig(typeof config === 'string' ? parseSqliteUrl(config) : config),
-  );
+  const input = typeof config === 'string' ? parseSqliteUrl(config) : config;
+  const resolved = resolveSqliteConfig(input);
+  return new SqliteBackend(resolved, { create: input.create !== false });
 }
 
 /**

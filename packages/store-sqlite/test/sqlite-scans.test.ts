@@ -1,4 +1,11 @@
-import { type FateId, inRange, newFateId, partitionRange, Status } from '@fate/core';
+import {
+  type FateId,
+  inRange,
+  newFateId,
+  PRIORITY_LEVELS,
+  partitionRange,
+  Status,
+} from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import { plan, step, useSqlite, withRaw } from './sqlite-harness.js';
 
@@ -13,10 +20,24 @@ describe('sqlite backend: scans and reservation listings read only what they nee
     for (const analyzed of [false, true]) {
       if (analyzed) withRaw(t.fixture.file, (db) => db.exec('ANALYZE'));
       withRaw(t.fixture.file, (db) => {
-        for (const [index, shapes] of [
-          ['transactions_runnable', s.scan],
-          ['transactions_reserved', s.reserved],
+        // The runnable scan: one index search per priority level (`sql-priority.ts`), each
+        // from its own lower bound (the range's start, or the cursor in its level).
+        for (const [shape, bounds] of [
+          ['all', 'id>?'],
+          ['from', 'id>?'],
+          ['to', 'id>? AND id<?'],
+          ['between', 'id>? AND id<?'],
         ] as const) {
+          const reads = plan(db, s.scan[shape].sql).filter((line) => / transactions /.test(line));
+          expect(reads, shape).toEqual(
+            Array.from(
+              { length: PRIORITY_LEVELS.length },
+              () =>
+                `SEARCH transactions USING COVERING INDEX transactions_runnable (priority=? AND ${bounds})`,
+            ),
+          );
+        }
+        for (const [index, shapes] of [['transactions_reserved', s.reserved]] as const) {
           expect(plan(db, shapes.from.sql)).toEqual([
             `SEARCH transactions USING COVERING INDEX ${index} (id>?)`,
           ]);

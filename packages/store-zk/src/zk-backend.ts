@@ -7,6 +7,7 @@ import type {
   RecordWrite,
   Reservation,
   ReservationFilter,
+  RunnablePosition,
   Status,
   StoreBackend,
   StoreCapabilities,
@@ -63,6 +64,7 @@ export class ZkBackend implements StoreBackend {
       sortedScan: true,
       wakeups: true,
       multiProcess: true,
+      priorities: true,
     });
     this.#client = new ZkClient(config);
     this.#layout = new ZkLayout(config.chroot);
@@ -124,7 +126,7 @@ export class ZkBackend implements StoreBackend {
   }
 
   async read(id: FateId): Promise<StoredRecord | undefined> {
-    return (await this.#records.read(id))?.record;
+    return (await this.#client.fresh(() => this.#records.read(id)))?.record;
   }
 
   tryReserve(
@@ -145,19 +147,24 @@ export class ZkBackend implements StoreBackend {
 
   /** Every record: lists all 256 buckets and reads each record (pipelined). */
   async list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
-    const all = await this.#records.all();
+    const all = await this.#client.fresh(() => this.#records.all());
     return statuses ? all.filter(({ record }) => statuses.has(record.status as Status)) : all;
   }
 
-  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    return this.#scanner.scan(range, limit);
+  /** In the runnable order (priority, then id): see `ZkScanner`. */
+  scanRunnable(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
+    return this.#client.fresh(() => this.#scanner.scan(range, limit, after));
   }
 
   /** The reserved records, found through the reservation markers of the filter's buckets. */
   reservations(
     filter?: ReservationFilter,
   ): Promise<Array<{ id: string; reservation: Reservation }>> {
-    return this.#reserved.list(filter);
+    return this.#client.fresh(() => this.#reserved.list(filter));
   }
 
   heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
@@ -165,7 +172,7 @@ export class ZkBackend implements StoreBackend {
   }
 
   instances(): Promise<InstanceRecord[]> {
-    return this.#liveness.instances();
+    return this.#client.fresh(() => this.#liveness.instances());
   }
 
   subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {

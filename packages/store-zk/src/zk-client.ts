@@ -1,23 +1,16 @@
-import { FateErrorCode, isFateError, mapLimit } from '@fate/core';
+import { FateErrorCode, isFateError } from '@fate/core';
 import type { ZkAuth } from './zk-auth.js';
 import { localNow, ZkClock } from './zk-clock.js';
 import type { ResolvedZkConfig } from './zk-config.js';
-import { ZkDeadlines } from './zk-deadlines.js';
-import { failure, unavailable } from './zk-errors.js';
-import {
-  millis,
-  type NativeZk,
-  Rc,
-  type RcCallback,
-  type WatchCallback,
-  type ZkStat,
-} from './zk-native.js';
+import { aclRaced, failure, isAclRace } from './zk-errors.js';
+import { millis, type NativeZk, Rc, type WatchCallback, type ZkStat } from './zk-native.js';
+import { ZkRequests } from './zk-requests.js';
 import { ZkSession } from './zk-session.js';
 
-/** Requests in flight at once by scans, listings and repairs (`pipelined`, see below). */
-export const PIPELINE_DEPTH = 64;
-/** `mapLimit`, named for what it does here: requests pipelined on one session. */
-export const pipelined = mapLimit;
+export { PIPELINE_DEPTH, pipelined } from './zk-requests.js';
+
+/** Unsettled paths remembered at most; a store that loses that many answers is rarely up. */
+const MAX_UNSETTLED = 10_000;
 
 /**
  * The requests this backend makes, on one session at a time (`ZkSession`). Every request
@@ -31,13 +24,15 @@ export class ZkClient {
   /** The servers' clock, estimated from the mtime of every `set` this client makes. */
   readonly clock = new ZkClock();
   readonly #config: ResolvedZkConfig;
-  readonly #deadlines: ZkDeadlines;
   readonly #session: ZkSession;
+  readonly #requests: ZkRequests;
+  /** Paths whose create or `setACL` got no answer: their node may be this client's, unset. */
+  readonly #unsettled = new Set<string>();
 
   constructor(config: ResolvedZkConfig) {
     this.#config = config;
-    this.#deadlines = new ZkDeadlines(config.operationTimeoutMs);
     this.#session = new ZkSession(config);
+    this.#requests = new ZkRequests(config, this.#session);
   }
 
   /** The identity this client authenticates as, if any. */
@@ -74,51 +69,29 @@ export class ZkClient {
     return this.#session.close();
   }
 
-  /** Sends one request (at once when a session is up) and resolves with its result code. */
-  #request<T extends unknown[]>(
-    what: string,
-    path: string,
-    send: (zk: NativeZk, cb: RcCallback<T>) => number,
-  ): Promise<{ rc: number; result: T }> {
-    const zk = this.#session.current;
-    if (zk) return this.#send(zk, what, path, send);
-    return this.#session.get().then((z) => this.#send(z, what, path, send));
-  }
-
-  #send<T extends unknown[]>(
-    zk: NativeZk,
-    what: string,
-    path: string,
-    send: (zk: NativeZk, cb: RcCallback<T>) => number,
-  ): Promise<{ rc: number; result: T }> {
-    return new Promise((resolve, reject) => {
-      const answered = this.#deadlines.start(() => {
-        const ms = this.#config.operationTimeoutMs;
-        reject(unavailable(`${what} ${path}: no answer within ${ms} ms`));
-      });
-      let sent: number;
-      try {
-        sent = send(zk, (rc, _error, ...result) => {
-          answered();
-          if (rc === Rc.SESSIONEXPIRED) this.#session.drop(zk);
-          resolve({ rc, result });
-        });
-      } catch (cause) {
-        answered();
-        reject(unavailable(`${what} ${path} could not be sent`, cause));
-        return;
-      }
-      if (sent !== Rc.OK) {
-        answered();
-        if (sent === Rc.INVALIDSTATE) this.#session.drop(zk);
-        reject(failure(what, path, sent));
-      }
+  /**
+   * Runs `read` behind a `sync`, so it sees every write acknowledged, to any client, before
+   * this call. A session's server answers reads from its own copy, and a follower may not
+   * have applied yet what the leader already acknowledged to another client (a seed made
+   * elsewhere read as absent, a closed holder still alive); the servers order one session's
+   * requests, so the requests `read` sends after the `sync` are answered after it, at the
+   * price of one request more, pipelined (not a round trip more). A `sync` that fails fails
+   * the read: its requests may have gone to another session's server.
+   */
+  fresh<T>(read: () => Promise<T>): Promise<T> {
+    const synced = this.#requests.request<[string]>('sync', '/', (zk, cb) =>
+      zk.native.a_sync('/', cb),
+    );
+    const result = read();
+    return Promise.all([synced, result]).then(([{ rc }, value]) => {
+      if (rc !== Rc.OK) throw failure('sync', '/', rc);
+      return value;
     });
   }
 
   /** Data and stat of a node; undefined when it does not exist. */
   async get(path: string): Promise<{ stat: ZkStat; data: Buffer } | undefined> {
-    const { rc, result } = await this.#request<[ZkStat, Buffer]>('get', path, (zk, cb) =>
+    const { rc, result } = await this.#requests.request<[ZkStat, Buffer]>('get', path, (zk, cb) =>
       zk.native.a_get(path, false, cb),
     );
     if (rc === Rc.NONODE) return undefined;
@@ -131,7 +104,7 @@ export class ZkClient {
     path: string,
     watcher: WatchCallback,
   ): Promise<{ stat: ZkStat; data: Buffer } | undefined> {
-    const { rc, result } = await this.#request<[ZkStat, Buffer]>('watch', path, (zk, cb) =>
+    const { rc, result } = await this.#requests.request<[ZkStat, Buffer]>('watch', path, (zk, cb) =>
       zk.native.aw_get(path, watcher, cb),
     );
     if (rc === Rc.NONODE) return undefined;
@@ -141,7 +114,7 @@ export class ZkClient {
 
   /** Stat of a node; undefined when it does not exist. */
   async exists(path: string): Promise<ZkStat | undefined> {
-    const { rc, result } = await this.#request<[ZkStat]>('exists', path, (zk, cb) =>
+    const { rc, result } = await this.#requests.request<[ZkStat]>('exists', path, (zk, cb) =>
       zk.native.a_exists(path, false, cb),
     );
     if (rc === Rc.NONODE) return undefined;
@@ -151,7 +124,7 @@ export class ZkClient {
 
   /** Child names; undefined when the node does not exist. */
   async children(path: string): Promise<string[] | undefined> {
-    const { rc, result } = await this.#request<[string[]]>('list', path, (zk, cb) =>
+    const { rc, result } = await this.#requests.request<[string[]]>('list', path, (zk, cb) =>
       zk.native.a_get_children(path, false, cb),
     );
     if (rc === Rc.NONODE) return undefined;
@@ -162,37 +135,61 @@ export class ZkClient {
   /**
    * Creates a node: 'exists' when it already does, 'nonode' when its parent does not.
    *
-   * With credentials, a `setACL` follows right behind the create on the same session:
-   * the binding creates every node with the open ACL and takes no ACL argument, so the
-   * node is world-writable only between those two requests. The `setACL` is conditional
-   * on the ACL never having been set (`aversion` 0), so it also repairs a node whose
-   * `setACL` was lost, when the create is repeated, and never touches a node set since.
+   * With credentials, a node this create made gets fate's ACL by a `setACL` sent once the
+   * create answered OK (the binding creates every node with the open ACL and takes no ACL
+   * argument): it is open for that one round trip. The `setACL` is conditional on ACL
+   * version 0; BADVERSION means another client changed the ACL in that window, which is
+   * `FATE_STORE_CONFIG`. A node that existed already keeps its ACL, unless a create or
+   * `setACL` of this client on that path was lost (its node may be this client's, unset):
+   * then the repeated create sets it, as the lost `setACL` would have.
    */
   async create(
     path: string,
     data: Buffer | string,
     flags: number,
   ): Promise<'ok' | 'exists' | 'nonode'> {
-    const created = this.#request<[string]>('create', path, (zk, cb) =>
-      zk.native.a_create(path, data, flags, cb),
-    );
     const auth = this.#config.auth;
-    const restricted = auth
-      ? this.#request<[]>('setACL', path, (zk, cb) => zk.native.a_set_acl(path, 0, auth.acl(), cb))
-      : undefined;
-    // Both answers are awaited, so neither rejection goes unhandled.
-    const [{ rc }, acl] = await Promise.all([created, restricted]);
-    if (rc === Rc.OK || rc === Rc.NODEEXISTS) {
-      const aclRc = acl?.rc ?? Rc.OK;
-      // BADVERSION: the ACL was set already; NONODE: deleted meanwhile.
-      if (aclRc !== Rc.OK && aclRc !== Rc.BADVERSION && aclRc !== Rc.NONODE) {
-        // NOAUTH on an existing node: not ours to restrict; the create's answer stands.
-        if (!(rc === Rc.NODEEXISTS && aclRc === Rc.NOAUTH)) throw failure('setACL', path, aclRc);
-      }
-      return rc === Rc.OK ? 'ok' : 'exists';
-    }
+    const { rc } = await this.#unsettledOnLoss(path, auth, () =>
+      this.#requests.request<[string]>('create', path, (zk, cb) =>
+        zk.native.a_create(path, data, flags, cb),
+      ),
+    );
     if (rc === Rc.NONODE) return 'nonode';
-    throw failure('create', path, rc);
+    if (rc !== Rc.OK && rc !== Rc.NODEEXISTS) throw failure('create', path, rc);
+    if (auth && (rc === Rc.OK || this.#unsettled.has(path))) {
+      const acl = await this.#unsettledOnLoss(path, auth, () =>
+        this.#requests.request<[]>('setACL', path, (zk, cb) =>
+          zk.native.a_set_acl(path, 0, auth.acl(), cb),
+        ),
+      );
+      this.#unsettled.delete(path);
+      if (rc === Rc.OK && acl.rc === Rc.BADVERSION) {
+        throw aclRaced(path);
+      }
+      // NONODE: deleted meanwhile; on a repeat, BADVERSION (set already) and NOAUTH (not
+      // this identity's node) leave the node as it is.
+      const repeat = rc === Rc.NODEEXISTS && (acl.rc === Rc.BADVERSION || acl.rc === Rc.NOAUTH);
+      if (acl.rc !== Rc.OK && acl.rc !== Rc.NONODE && !repeat)
+        throw failure('setACL', path, acl.rc);
+    }
+    return rc === Rc.OK ? 'ok' : 'exists';
+  }
+
+  /** Remembers `path` as possibly created without its ACL when `request` fails unanswered. */
+  async #unsettledOnLoss<T>(
+    path: string,
+    auth: ZkAuth | undefined,
+    request: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await request();
+    } catch (err) {
+      if (auth && isFateError(err, FateErrorCode.STORE_UNAVAILABLE)) {
+        if (this.#unsettled.size >= MAX_UNSETTLED) this.#unsettled.clear();
+        this.#unsettled.add(path);
+      }
+      throw err;
+    }
   }
 
   /**
@@ -205,7 +202,7 @@ export class ZkClient {
     version: number,
   ): Promise<ZkStat | 'badversion' | 'nonode'> {
     const sentAt = localNow();
-    const { rc, result } = await this.#request<[ZkStat]>('set', path, (zk, cb) =>
+    const { rc, result } = await this.#requests.request<[ZkStat]>('set', path, (zk, cb) =>
       zk.native.a_set(path, data, version, cb),
     );
     if (rc === Rc.OK) {
@@ -222,7 +219,7 @@ export class ZkClient {
     path: string,
     version: number,
   ): Promise<'ok' | 'badversion' | 'nonode' | 'notempty'> {
-    const { rc } = await this.#request<[]>('delete', path, (zk, cb) =>
+    const { rc } = await this.#requests.request<[]>('delete', path, (zk, cb) =>
       zk.native.a_delete_(path, version, cb),
     );
     if (rc === Rc.OK) return 'ok';
@@ -241,7 +238,8 @@ export class ZkClient {
         await this.create(at, '', 0);
       } catch (err) {
         // An ACL may refuse creating children where the node exists already: fine.
-        if (!isFateError(err, FateErrorCode.STORE_CONFIG) || !(await this.exists(at))) throw err;
+        const refused = isFateError(err, FateErrorCode.STORE_CONFIG) && !isAclRace(err);
+        if (!refused || !(await this.exists(at))) throw err;
       }
     }
   }

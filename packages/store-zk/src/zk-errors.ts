@@ -31,3 +31,20 @@ export function failure(what: string, path: string, rc: number): FateError {
     `ZooKeeper: ${message}; check the chroot, its ACL and the store's credentials`,
   );
 }
+
+const ACL_RACES = new WeakSet<object>();
+
+/** Another client changed the ACL of a node fate just created, before fate set it. */
+export function aclRaced(path: string): FateError {
+  const raced = new FateError(
+    FateErrorCode.STORE_CONFIG,
+    `ZooKeeper: another client changed the ACL of ${path} between fate's create and its setACL (the node was open for that round trip): someone without fate's identity is writing fate's nodes; find who reaches the ensemble`,
+  );
+  ACL_RACES.add(raced);
+  return raced;
+}
+
+/** Whether `err` is an `aclRaced` error. */
+export function isAclRace(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && ACL_RACES.has(err);
+}

@@ -1,10 +1,11 @@
 import { type FateId, type NewRecord, Status } from '@fate/core';
-import { MAX_BATCH_IDS, type ZkBatchMarkers } from './zk-batch-markers.js';
+import { type BatchEntry, MAX_BATCH_IDS, type ZkBatchMarkers } from './zk-batch-markers.js';
 import type { ZkClient } from './zk-client.js';
 import { markerBucketOf } from './zk-layout.js';
+import { MARKER_SLOW_MS } from './zk-markers.js';
 import type { ZkRecords } from './zk-records.js';
 import type { ZkRunnableIndex } from './zk-runnable-index.js';
-import { isRunnableStatus } from './zk-runnable-index.js';
+import { isRunnableStatus, levelOf } from './zk-runnable-index.js';
 import type { ZkWakeups } from './zk-wakeups.js';
 
 /** Inserts in flight at once, and their bytes: bounds what the client queues. */
@@ -18,9 +19,13 @@ interface Sent {
   readonly id: FateId;
   readonly data: Buffer;
   readonly runnable: boolean;
+  /** Its priority level, which names its marker. */
+  readonly level: number;
   /** Its runnable marker's create (runnable records only), sent before the record's. */
   readonly marker: Promise<Created | Error> | undefined;
   readonly record: Promise<Created | Error>;
+  /** When the record's create was answered (`performance.now()`). */
+  readonly replied: { at: number };
 }
 
 const settle = (p: Promise<Created>): Promise<Created | Error> =>
@@ -29,11 +34,12 @@ const settle = (p: Promise<Created>): Promise<Created | Error> =>
 /**
  * Inserts records in about one round trip however many there are. The runnable markers
  * go first — one batch marker per marker bucket holding two or more of the runnable
- * records (`zk-batch-markers.ts`), a single marker for a record alone in its bucket — then the
+ * records, whatever their priorities (`zk-batch-markers.ts`), a single marker for a record
+ * alone in its bucket — then the
  * records' creates, all back to back on the one session, which ZooKeeper applies in
  * order, so a marker always precedes its record (the rule of `zk-markers.ts`) without
  * waiting for it; then one wake-up for the whole batch, sent after every create, so it is
- * applied after them. A batch of N costs N + (at most 16) + 1 requests. The rare
+ * applied after them. A batch of N costs N + (at most 2 × 16) + 1 requests. The rare
  * leftovers are fixed after the replies: a marker that already existed (possibly a stale
  * one about to be repaired) or whose answer was lost is touched again as the record's own
  * marker once the record exists; a missing bucket (the setup creates them all, so only a
@@ -67,6 +73,7 @@ export class ZkInserter {
     const encoded = items.map(({ id, record }) => ({
       id,
       runnable: isRunnableStatus(record.status),
+      level: levelOf(record),
       // a deferral counts from the create's own mtime: the server's clock, no estimate
       data: this.#records.encode(
         id,
@@ -75,9 +82,11 @@ export class ZkInserter {
         record.deferMs || undefined,
       ),
     }));
-    const { batched, complete } = this.#sendBatchMarkers(
-      encoded.filter((e) => e.runnable).map((e) => e.id),
-    );
+    // Before any marker is sent: a record created more than MARKER_SLOW_MS after this (a
+    // long batch, a pause) has its marker touched again once it exists, as a scan may have
+    // judged the marker old, or the record absent from its batch, meanwhile.
+    const startedAt = performance.now();
+    const { batched, complete } = this.#sendBatchMarkers(encoded.filter((e) => e.runnable));
     const sent: Sent[] = [];
     let bytes = 0;
     let waited = 0;
@@ -88,12 +97,17 @@ export class ZkInserter {
         bytes -= oldest.data.length;
       }
       const marker = item.runnable
-        ? (batched.get(item.id) ?? settle(this.#runnable.create(item.id)))
+        ? (batched.get(item.id) ?? settle(this.#runnable.create(item.id, item.level)))
         : undefined;
+      const replied = { at: Number.POSITIVE_INFINITY };
+      const record = settle(this.#client.create(this.#records.path(item.id), item.data, 0));
       sent.push({
         ...item,
         marker,
-        record: settle(this.#client.create(this.#records.path(item.id), item.data, 0)),
+        replied,
+        record: record.finally(() => {
+          replied.at = performance.now();
+        }),
       });
       bytes += item.data.length;
     }
@@ -104,7 +118,7 @@ export class ZkInserter {
     if (items.some(({ record }) => record.status === Status.SUBMITTED)) {
       this.#wakeups.publish().catch(() => undefined);
     }
-    const results = await Promise.all(sent.map((s) => this.#finish(s)));
+    const results = await Promise.all(sent.map((s) => this.#finish(s, startedAt)));
     await Promise.all(completed);
     const failed = results.find((r): r is Error => r instanceof Error);
     if (failed) throw failed;
@@ -112,18 +126,21 @@ export class ZkInserter {
   }
 
   /**
-   * Sends a batch marker for each marker bucket holding two or more of `ids`: the create
-   * that marks each id (a single marker for an id alone in its bucket is sent later,
-   * right before its record), and what completes each batch once its records were sent.
+   * Sends a batch marker for each marker bucket holding two or more of `items`: the create
+   * that marks each id at its priority (a single marker for an id alone in its bucket is
+   * sent later, right before its record), and what completes each batch once its records
+   * were sent.
    */
-  #sendBatchMarkers(ids: readonly FateId[]): {
+  #sendBatchMarkers(items: ReadonlyArray<{ id: FateId; level: number }>): {
     batched: Map<FateId, Promise<Created | Error>>;
     complete: Array<() => Promise<unknown>>;
   } {
-    const byBucket = new Map<string, FateId[]>();
-    for (const id of ids) {
+    const byBucket = new Map<string, BatchEntry[]>();
+    for (const { id, level } of items) {
       const bucket = markerBucketOf(id);
-      byBucket.set(bucket, [...(byBucket.get(bucket) ?? []), id]);
+      const inBucket = byBucket.get(bucket) ?? [];
+      inBucket.push({ id, priority: level });
+      byBucket.set(bucket, inBucket);
     }
     const batched = new Map<FateId, Promise<Created | Error>>();
     const complete: Array<() => Promise<unknown>> = [];
@@ -133,24 +150,31 @@ export class ZkInserter {
         const chunk = inBucket.slice(at, at + MAX_BATCH_IDS);
         const batch = this.#batches.create(bucket, chunk);
         const created = settle(batch.created);
-        for (const id of chunk) batched.set(id, created);
+        for (const { id } of chunk) batched.set(id as FateId, created);
         complete.push(batch.complete);
       }
     }
     return { batched, complete };
   }
 
-  /** The answer for one record once its replies are in, after any fix-up. */
-  async #finish(s: Sent): Promise<boolean | Error> {
+  /**
+   * The answer for one record once its replies are in, after any fix-up: its marker is
+   * touched again when its create was not 'ok', or answered more than `MARKER_SLOW_MS`
+   * after `startedAt` (when the markers were sent).
+   */
+  async #finish(s: Sent, startedAt: number): Promise<boolean | Error> {
     const [marker, record] = await Promise.all([s.marker, s.record]);
     try {
       if (record === 'nonode') {
         // Its bucket is missing: in order again, marker first.
-        if (s.runnable) await this.#runnable.touch(s.id);
+        if (s.runnable) await this.#runnable.touch(s.id, s.level);
         return await this.#records.create(s.id, s.data);
       }
       if (record instanceof Error) return record;
-      if (record === 'ok' && s.runnable && marker !== 'ok') await this.#runnable.touch(s.id);
+      const slow = s.replied.at - startedAt > MARKER_SLOW_MS;
+      if (record === 'ok' && s.runnable && (marker !== 'ok' || slow)) {
+        await this.#runnable.touch(s.id, s.level);
+      }
       return record === 'ok';
     } catch (err) {
       return err instanceof Error ? err : new Error(String(err));

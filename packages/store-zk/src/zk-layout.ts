@@ -1,4 +1,5 @@
 import { type IdRange, invalidArgument, type Reservation } from '@fate/core';
+import { singleName } from './zk-marker-names.js';
 
 /** The 256 bucket names of the records, `00` … `ff`, in order. */
 export const BUCKETS: readonly string[] = Array.from({ length: 256 }, (_, i) =>
@@ -82,6 +83,8 @@ const INSTANCE_PREFIX = 'l-';
  * <chroot>/txs/<2 hex>/<id>                     one znode per transaction (the record)
  * <chroot>/runnable/<hex>/<id>                  empty marker: the record may be runnable
  * <chroot>/runnable/<hex>/~<uuid>               batch marker: the ids of a batch insert, one a line
+ * <chroot>/runnable/<hex>/~p<level>.<id>        empty marker at a priority other than 0
+ * <chroot>/runnable/<hex>/~p~<uuid>             batch marker with priorities: `<level> <id>` a line
  * <chroot>/reserved/<hex>/<id>+<lockId>+<uuid>  empty marker: the record may hold this reservation
  * <chroot>/instances/l-<lockId>                 liveness record: {ttlMs, state}; mtime = last beat
  * <chroot>/wakeup                               set when SUBMITTED work is inserted; watched
@@ -138,8 +141,9 @@ export class ZkLayout {
     return `${this.txs}/${bucketOf(id)}/${id}`;
   }
 
-  marker(id: string): string {
-    return `${this.runnable}/${markerBucketOf(id)}/${id}`;
+  /** The single runnable marker of `id` at its record's priority (never changed after insert). */
+  marker(id: string, priority?: number): string {
+    return `${this.runnable}/${markerBucketOf(id)}/${singleName(id, priority)}`;
   }
 
   /**

@@ -40,6 +40,8 @@ export interface NativeCalls {
   /** `version` is the ACL version (`aversion`), -1 for any. */
   a_set_acl(path: string, version: number, acl: readonly ZkAclEntry[], cb: RcCallback<[]>): number;
   add_auth(scheme: string, auth: string, cb: RcCallback<[]>): number;
+  /** Answers once the session's server has applied every write the leader had committed. */
+  a_sync(path: string, cb: RcCallback<[string]>): number;
 }
 
 /** One ZooKeeper handle (one session). Never touched again after its `close` event. */
@@ -47,6 +49,10 @@ export interface NativeZk extends EventEmitter {
   init(config: object): this;
   close(): void;
   readonly client_id: string;
+  /** The session's password, hex; with `client_id`, resumes the session in a new handle. */
+  readonly client_password: string;
+  /** The C client's state (`ZooKeeperState`); 0 once the handle is closed. */
+  readonly state: number;
   /** Requests: data comes back as Buffers (the wrapper converts only with an encoding set). */
   readonly native: NativeCalls;
 }
@@ -71,6 +77,13 @@ export const Rc = {
   INVALIDACL: -114,
   AUTHFAILED: -115,
   CLOSING: -116,
+} as const;
+
+/** Session states of the C client (zookeeper.h). */
+export const ZooKeeperState = {
+  CONNECTED: 3,
+  /** Set when a request could not be written and the C client closed its socket. */
+  NOT_CONNECTED: 999,
 } as const;
 
 /** A stat time (the binding gives a `Date`) as epoch ms. */

@@ -1,4 +1,11 @@
-import { FateError, FateErrorCode, type Reservation, type StoredRecord } from '@fate/core';
+import {
+  FateError,
+  FateErrorCode,
+  MAX_PRIORITY,
+  MIN_PRIORITY,
+  type Reservation,
+  type StoredRecord,
+} from '@fate/core';
 import { millis, type ZkStat } from './zk-native.js';
 
 /**
@@ -19,7 +26,8 @@ import { millis, type ZkStat } from './zk-native.js';
  * server stamps with its clock as it applies the release, so the release and its deferral
  * take one clock and no client's estimate of it. Any later write keeps it as the absolute
  * `deferUntil` (that mtime + `deferMs`, both server time). Version 1 headers (no `op`,
- * always absolute) still read.
+ * always absolute) still read. `priority` is written only when not 0 (issue 25): a header
+ * without it, as every version before wrote, reads as 0, and older versions ignore it.
  */
 interface Header {
   readonly v: 1 | 2;
@@ -29,6 +37,7 @@ interface Header {
   readonly deferUntil: number;
   readonly deferMs?: number;
   readonly stackBytes: number;
+  readonly priority?: number;
 }
 
 /** A record as read, with its op name and the stat its next conditional write must match. */
@@ -77,6 +86,7 @@ export function encodeRecord(record: StoredRecord, op: string, deferMs?: number)
     deferUntil: deferMs === undefined ? record.deferUntil : 0,
     ...(deferMs ? { deferMs } : {}),
     stackBytes: Buffer.byteLength(record.stack),
+    ...(record.priority ? { priority: record.priority } : {}),
   };
   return Buffer.concat([
     Buffer.from(`${JSON.stringify(header)}\n`),
@@ -112,6 +122,8 @@ function isHeader(value: unknown): value is Header {
     (h.deferMs === undefined || Number.isSafeInteger(h.deferMs)) &&
     Number.isSafeInteger(h.stackBytes) &&
     h.stackBytes >= 0 &&
+    (h.priority === undefined ||
+      (Number.isInteger(h.priority) && h.priority >= MIN_PRIORITY && h.priority <= MAX_PRIORITY)) &&
     (h.reservation === null ||
       (typeof h.reservation === 'object' &&
         typeof h.reservation.lockId === 'string' &&
@@ -141,6 +153,7 @@ export function decodeRecord(data: Buffer, stat: ZkStat): ReadRecord {
     info: data.toString('utf8', infoAt),
     reservation: header.reservation,
     deferUntil: header.deferMs ? millis(stat.mtime) + header.deferMs : header.deferUntil,
+    ...(header.priority ? { priority: header.priority } : {}),
   };
   return { record, op: header.op ?? '', stat };
 }

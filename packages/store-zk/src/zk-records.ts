@@ -124,7 +124,11 @@ export class ZkRecords {
     const path = this.#layout.record(id);
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const cached = attempt === 0 ? this.#cache.get(id) : undefined;
-      const current = cached ?? (await this.read(id));
+      // the first read is behind a sync (see `ZkClient.fresh`): a decision without a write
+      // (absent, held) is then as fresh as a write's; a write that failed leaves this
+      // session's server at least as new as the version that beat it
+      const current =
+        cached ?? (await (attempt === 0 ? this.#client.fresh(() => this.read(id)) : this.read(id)));
       const decision = decide(current);
       const writes = 'put' in decision || 'remove' in decision;
       if (cached && !writes) continue; // decide again on what is stored

@@ -71,6 +71,7 @@ export class ZkReservationIndex {
         markers.push(m);
     }
     const ids = [...new Set(markers.map((m) => m.id))].sort();
+    const judgedAt = performance.now();
     const read = await pipelined(ids, PIPELINE_DEPTH, (id) => this.#records.read(id));
     const records = new Map(ids.map((id, i) => [id, read[i]]));
     const out: Array<{ id: string; reservation: Reservation }> = [];
@@ -86,6 +87,7 @@ export class ZkReservationIndex {
     this.#repair(
       markers.filter((m) => !sameReservation(records.get(m.id)?.record.reservation ?? null, m)),
       records,
+      judgedAt,
     );
     return out;
   }
@@ -95,7 +97,11 @@ export class ZkReservationIndex {
    * crash's leftovers) are repaired off the caller's path, one batch at a time. A reserver
    * needs its record to exist, so a marker of an absent record is stale for sure.
    */
-  #repair(stale: ReservedName[], records: Map<string, ReadRecord | undefined>): void {
+  #repair(
+    stale: ReservedName[],
+    records: Map<string, ReadRecord | undefined>,
+    judgedAt: number,
+  ): void {
     if (stale.length === 0 || this.#repairing) return;
     this.#repairing = pipelined(stale, PIPELINE_DEPTH, (m) =>
       repairMarker(
@@ -103,6 +109,7 @@ export class ZkReservationIndex {
         this.#layout.reservedMarker(m.id, m),
         records.get(m.id)?.stat,
         true,
+        judgedAt,
       ),
     )
       .catch(() => undefined)

@@ -1,23 +1,28 @@
-import { type BackendScan, type IdRange, inRange } from '@fate/core';
-import { type BatchMarker, isBatchName, type ZkBatchMarkers } from './zk-batch-markers.js';
+import type { BackendScan, IdRange, RunnablePosition } from '@fate/core';
+import type { BatchMarker, ZkBatchMarkers } from './zk-batch-markers.js';
 import { PIPELINE_DEPTH, pipelined, type ZkClient } from './zk-client.js';
-import { bucketsFor, MARKER_BUCKETS, type ZkLayout } from './zk-layout.js';
+import type { ZkLayout } from './zk-layout.js';
 import type { ZkStat } from './zk-native.js';
+import type { ReadRecord } from './zk-record-codec.js';
 import type { ZkRecords } from './zk-records.js';
-import { isRunnableStatus, type ZkRunnableIndex } from './zk-runnable-index.js';
+import { type Candidate, listCandidates, placeKey } from './zk-runnable-candidates.js';
+import { isRunnableStatus, levelOf, type ZkRunnableIndex } from './zk-runnable-index.js';
 
-/** What a scan learnt about the records it read that are not runnable (index upkeep). */
+/** What a scan learnt about the marks it read that are not right (index upkeep). */
 interface Seen {
   readonly absent: Set<string>;
   readonly notRunnable: Set<string>;
-  /** Single markers to repair, with their record's stat when it exists. */
-  readonly stale: Array<{ id: string; recordStat?: ZkStat }>;
+  /** The level of each runnable record read: a mark at another level is misplaced. */
+  readonly levels: Map<string, number>;
+  /** Single markers to repair (stale, or misplaced), with their record's stat when it exists. */
+  readonly stale: Array<{ id: string; level: number; recordStat?: ZkStat }>;
 }
 
 /**
  * Runnable scans: list the marker buckets of the range (single markers and batch
- * markers), then read the marked records in id order until a page is full. Markers the
- * records prove stale are repaired, and batches shrunk, on the way.
+ * markers, which say each id's priority), order the marked ids by `(priority
+ * descending, id ascending)`, then read the marked records in that order until a page is
+ * full. Markers the records prove stale are repaired, and batches shrunk, on the way.
  */
 export class ZkScanner {
   readonly #client: ZkClient;
@@ -41,39 +46,59 @@ export class ZkScanner {
   }
 
   /**
-   * One page of runnable ids of `range`, ascending: reads the marked records in id order
-   * (a window at a time, pipelined) until `limit` are found, keeping the unreserved ones
-   * with a runnable status whose deferral is due by the servers' clock. Each found record
+   * One page of runnable ids of `range` in the runnable order, from just after `after`:
+   * reads the marked records in that order (a window at a time, pipelined) until `limit`
+   * are found, keeping the unreserved ones with a runnable status whose deferral is due by
+   * the servers' clock and whose priority is the one their mark names. Each found record
    * is kept in the cache: reserving it next costs one round trip.
    */
-  async scan(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    const { singles, batches, listed } = await this.#markers(range);
-    const candidates = new Set(singles);
-    for (const batch of batches)
-      for (const id of batch.ids) if (inRange(id, range)) candidates.add(id);
-    const sorted = [...candidates].sort();
-    let itemsRead = listed + batches.length;
-
+  async scan(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
+    const {
+      ordered,
+      marked,
+      batches,
+      itemsRead: listed,
+    } = await listCandidates(this.#client, this.#layout, this.#batches, range, after);
+    let itemsRead = listed;
     const now = this.#client.clock.now();
     const ids: string[] = [];
     const ops: string[] = [];
-    const seen: Seen = { absent: new Set(), notRunnable: new Set(), stale: [] };
+    const priorities: number[] = [];
+    const seen: Seen = { absent: new Set(), notRunnable: new Set(), levels: new Map(), stale: [] };
+    const read = new Map<string, ReadRecord | undefined>();
     let nextDeferralAt: number | undefined;
-    let last: string | undefined;
-    for (let at = 0; at < sorted.length && ids.length < limit; ) {
+    let last: Candidate | undefined;
+    // Before any record read is sent: how old the scan's judgements are when it repairs.
+    const judgedAt = performance.now();
+    for (let at = 0; at < ordered.length && ids.length < limit; ) {
       // Most marked records are runnable: read about as many as the page still needs.
-      const window = sorted.slice(
+      const window = ordered.slice(
         at,
         at + Math.min(PIPELINE_DEPTH, Math.max(limit - ids.length, 8)),
       );
       at += window.length;
-      const read = await pipelined(window, PIPELINE_DEPTH, (id) => this.#records.read(id));
-      itemsRead += window.length;
-      for (const [i, id] of window.entries()) {
-        const r = read[i];
+      const unread = [...new Set(window.map((c) => c.id))].filter((id) => !read.has(id));
+      const got = await pipelined(unread, PIPELINE_DEPTH, (id) => this.#records.read(id));
+      for (const [i, id] of unread.entries()) read.set(id, got[i]);
+      itemsRead += unread.length;
+      for (const [i, c] of window.entries()) {
+        const r = read.get(c.id);
         if (!r || !isRunnableStatus(r.record.status)) {
-          (r ? seen.notRunnable : seen.absent).add(id);
-          if (singles.has(id)) seen.stale.push({ id, ...(r ? { recordStat: r.stat } : {}) });
+          (r ? seen.notRunnable : seen.absent).add(c.id);
+          if (c.single) {
+            seen.stale.push({ id: c.id, level: c.priority, ...(r ? { recordStat: r.stat } : {}) });
+          }
+          continue;
+        }
+        const level = levelOf(r.record);
+        seen.levels.set(c.id, level);
+        if (level !== c.priority) {
+          // Marked at another level (by another version): found under its own next time.
+          if (c.single) seen.stale.push({ id: c.id, level: c.priority, recordStat: r.stat });
           continue;
         }
         if (r.record.reservation) continue;
@@ -81,64 +106,69 @@ export class ZkScanner {
           nextDeferralAt = Math.min(nextDeferralAt ?? r.record.deferUntil, r.record.deferUntil);
           continue;
         }
-        ids.push(id);
+        ids.push(c.id);
         ops.push(r.op);
-        this.#records.saw(id, r);
+        priorities.push(level);
+        this.#records.saw(c.id, r);
         if (ids.length === limit) {
-          // Ids after it (read or not) are examined again by the next page.
-          if (id !== sorted.at(-1)) last = id;
+          // Places after it (read or not) are examined again by the next page.
+          if (at - window.length + i < ordered.length - 1) last = c;
           break;
         }
       }
     }
-    itemsRead += await this.#upkeep(seen, batches);
+    itemsRead += await this.#upkeep(seen, marked, batches, judgedAt);
     return {
       ids,
       ops,
+      priorities,
       itemsRead,
       ...(nextDeferralAt !== undefined ? { nextDeferralAt } : {}),
-      ...(last !== undefined ? { last } : {}),
+      ...(last !== undefined ? { last: last.id, lastPriority: last.priority } : {}),
     };
-  }
-
-  /** The single marker ids in range and the batch markers of the range's buckets. */
-  async #markers(range: IdRange | undefined) {
-    const buckets = bucketsFor(range, MARKER_BUCKETS);
-    const lists = await pipelined(buckets, PIPELINE_DEPTH, (b) =>
-      this.#client.children(this.#layout.markerBucket(b)),
-    );
-    const singles = new Set<string>();
-    const batchNames: Array<{ bucket: string; names: string[] }> = [];
-    let listed = 0;
-    buckets.forEach((bucket, i) => {
-      const names = lists[i] ?? [];
-      listed += names.length;
-      const batch = names.filter(isBatchName);
-      if (batch.length > 0) batchNames.push({ bucket, names: batch });
-      for (const name of names) if (!isBatchName(name) && inRange(name, range)) singles.add(name);
-    });
-    const batches = (
-      await pipelined(batchNames, PIPELINE_DEPTH, (b) => this.#batches.read(b.bucket, b.names))
-    ).flat();
-    return { singles, batches, listed };
   }
 
   /**
    * Repairs the stale single markers and shrinks the batches a scan proved stale in part;
-   * a failure only leaves them for the next scan. Returns the markers checked.
+   * a failure only leaves them for the next scan. A record read through a mark at a level
+   * not its own (another version's) gets its own marker first (touched, unless listed), and
+   * only then loses the other. `judgedAt`: when the scan's first record read was sent (a
+   * paused scan repairs nothing by age: `MARKER_SLOW_MS`). Returns the markers checked.
    */
-  async #upkeep(seen: Seen, batches: readonly BatchMarker[]): Promise<number> {
-    const touched = batches.filter((b) =>
-      b.ids.some((id) => seen.notRunnable.has(id) || seen.absent.has(id)),
+  async #upkeep(
+    seen: Seen,
+    marked: ReadonlySet<string>,
+    batches: readonly BatchMarker[],
+    judgedAt: number,
+  ): Promise<number> {
+    // Every record read was read through some mark: not through its own level's, then another.
+    const unmarked = [...seen.levels].filter(([id, level]) => !marked.has(placeKey(level, id)));
+    const touched = await pipelined(unmarked, PIPELINE_DEPTH, ([id, level]) =>
+      this.#runnable.touch(id, level).then(
+        () => true,
+        () => false,
+      ),
+    );
+    const unsure = new Set(unmarked.filter((_, i) => !touched[i]).map(([id]) => id));
+    const done = (id: string, level: number) => {
+      if (seen.notRunnable.has(id)) return true;
+      const own = seen.levels.get(id);
+      return own !== undefined && own !== level && !unsure.has(id);
+    };
+    const stale = seen.stale.filter((s) => !unsure.has(s.id));
+    const shrunk = batches.filter((b) =>
+      b.entries.some((e) => done(e.id, e.priority) || seen.absent.has(e.id)),
     );
     await Promise.all([
-      pipelined(seen.stale, PIPELINE_DEPTH, (s) =>
-        this.#runnable.repair(s.id, s.recordStat).catch(() => undefined),
+      pipelined(stale, PIPELINE_DEPTH, (s) =>
+        this.#runnable.repair(s.id, s.level, s.recordStat, judgedAt).catch(() => undefined),
       ),
-      pipelined(touched, PIPELINE_DEPTH, (b) =>
-        this.#batches.shrink(b, seen.notRunnable, seen.absent).catch(() => undefined),
+      pipelined(shrunk, PIPELINE_DEPTH, (b) =>
+        this.#batches
+          .shrink(b, (e) => done(e.id, e.priority), seen.absent, judgedAt)
+          .catch(() => undefined),
       ),
     ]);
-    return seen.stale.length + touched.length;
+    return unmarked.length + stale.length + shrunk.length;
   }
 }

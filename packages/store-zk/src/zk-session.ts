@@ -1,7 +1,7 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { failure, unavailable } from './zk-errors.js';
-import { type NativeZk, nativeZooKeeper, Rc } from './zk-native.js';
+import { type NativeZk, nativeZooKeeper, Rc, ZooKeeperState } from './zk-native.js';
 
 /** How often the freeze watchdog looks at the clock, ms. */
 const WATCHDOG_MS = 100;
@@ -17,6 +17,10 @@ export class ZkSession {
   #opening: Promise<NativeZk> | undefined;
   #closed = false;
   #generation = 0;
+  /** The session of a handle `sent` closed, to resume on the next handle (see `sent`). */
+  #resume: { client_id: string; client_password: string } | undefined;
+  /** A handle was closed by `sent` in the synchronous run now going on (see `cut`). */
+  #cut = false;
   readonly #hooks = new Set<() => void>();
   #watchdog: NodeJS.Timeout | undefined;
 
@@ -77,9 +81,12 @@ export class ZkSession {
         zk.close();
         reject(unavailable(`no session with ${connect} within ${connectTimeoutMs} ms`));
       }, connectTimeoutMs);
+      const resuming = this.#resume;
       zk.on('close', () => {
         // The handle is dead now (expired, or given up by the binding): never use it again.
         if (this.#zk === zk) this.#zk = undefined;
+        // a session it was resuming is over (expired): the next handle starts a new one
+        if (resuming && this.#resume === resuming) this.#resume = undefined;
         if (!settled) {
           settled = true;
           clearTimeout(timer);
@@ -96,6 +103,7 @@ export class ZkSession {
           return;
         }
         this.#zk = zk;
+        if (this.#resume === resuming) this.#resume = undefined;
         this.#generation++;
         this.#watch();
         resolve(zk);
@@ -119,9 +127,10 @@ export class ZkSession {
           rc === Rc.OK ? ready() : refused(rc),
         );
         if (sent !== Rc.OK) refused(sent);
+        else this.sent(zk);
       });
       try {
-        zk.init({});
+        zk.init(resuming ? { ...resuming } : {});
       } catch (cause) {
         settled = true;
         clearTimeout(timer);
@@ -173,6 +182,45 @@ export class ZkSession {
     const zk = this.#zk;
     this.#zk = undefined;
     zk?.close();
+  }
+
+  /**
+   * Call right after every request made on `zk`. A request the C client cannot write (the
+   * connection is dead: reset, or closed by the servers when the session expired while this
+   * process was frozen) makes it close its socket inside the call, unknown to the binding,
+   * whose poll watcher stays armed on the closed descriptor: libuv then aborts the process
+   * (EBADF from epoll_ctl) on its next poll, unless the binding re-arms the watcher first from
+   * one of its own callbacks. So the handle is closed here, at once — that stops the watcher —
+   * and the next request opens a new session; the handle's requests in flight answer
+   * ZCLOSING (outcome unknown). No request of this backend needs the old session kept: it
+   * creates no ephemeral nodes, and watches are set again on every new session.
+   */
+  sent(zk: NativeZk): void {
+    if (zk.state !== ZooKeeperState.NOT_CONNECTED) return;
+    if (this.#zk === zk) this.#zk = undefined;
+    // The session itself may well be alive (a server died, the others elect a leader): the
+    // next handle resumes it, as the C client's own reconnect would, instead of having to
+    // create a new one, which the servers refuse until they have a leader.
+    const { client_id, client_password } = zk;
+    if (client_id && client_password) this.#resume = { client_id, client_password };
+    zk.close();
+    if (!this.#cut) {
+      this.#cut = true;
+      queueMicrotask(() => {
+        this.#cut = false;
+      });
+    }
+  }
+
+  /**
+   * True while the synchronous run that just had a request cut by a dead connection (see
+   * `sent`) goes on: the requests it sends next were meant to follow that one on the same
+   * session (a pipeline: a marker's create, then its record's), and must not go out alone on
+   * a new session, where they would apply without it. They fail instead (outcome known: not
+   * sent), so whatever applied of a pipeline is always a prefix of it.
+   */
+  get cut(): boolean {
+    return this.#cut;
   }
 
   /**

@@ -6,12 +6,12 @@ import {
   type StoredRecord,
   sameReservation,
 } from '@fate/core';
-import { MARKER_GRACE_MS } from './zk-markers.js';
+import { MARKER_SLOW_MS } from './zk-markers.js';
 import type { ZkStat } from './zk-native.js';
 import { isUnreadable } from './zk-record-codec.js';
 import type { ZkRecords } from './zk-records.js';
 import type { ZkReservationIndex } from './zk-reservation-index.js';
-import { isRunnableStatus, type ZkRunnableIndex } from './zk-runnable-index.js';
+import { isRunnableStatus, levelOf, type ZkRunnableIndex } from './zk-runnable-index.js';
 
 /**
  * The fenced writes: reserving, writing under a reservation and clearing one, each a
@@ -60,9 +60,11 @@ export class ZkWriter {
       {
         // Touched only once the record is found free, so contention costs no writes; a
         // retry touches again, as a repair may have judged the first touch stale.
+        // Timed from before the touch is sent: a pause before its reply is taken in counts.
         beforeWrite: async () => {
+          const at = performance.now();
           await this.#reserved.touch(id, reservation);
-          touchedAt = performance.now();
+          touchedAt = at;
         },
         // Free in this client's cache (a scan just read it): the marker's create goes out
         // right before the record write, in one round trip.
@@ -104,6 +106,7 @@ export class ZkWriter {
             info: change.info ?? r.info,
             reservation: change.release ? null : r.reservation,
             deferUntil: change.release ? 0 : r.deferUntil,
+            ...(r.priority ? { priority: r.priority } : {}), // fixed at the insert
           },
           // Counted from this write's own mtime: the servers' clock, no estimate.
           ...(change.release ? { deferMs: change.release.deferMs } : {}),
@@ -113,13 +116,14 @@ export class ZkWriter {
         beforeWrite: async (current, next) => {
           // Becoming runnable: the marker must exist before the record says so.
           if (next && isRunnableStatus(next.status) && !isRunnableStatus(current.record.status)) {
-            await this.#runnable.touch(id);
-            touchedAt = performance.now();
+            const at = performance.now(); // before the touch is sent: see MARKER_SLOW_MS
+            await this.#runnable.touch(id, levelOf(current.record));
+            touchedAt = at;
           }
         },
         alongWrite: (current, next) =>
           isRunnableStatus(current.record.status) && !(next && isRunnableStatus(next.status))
-            ? this.#runnable.stat(id)
+            ? this.#runnable.stat(id, levelOf(current.record))
             : undefined,
       },
     );
@@ -131,12 +135,13 @@ export class ZkWriter {
       upkeep.push(this.#reserved.remove(id, reservation));
     }
     const seen = applied.along as ZkStat | undefined;
+    const level = levelOf(applied.before.record);
     if (applied.removed) {
-      upkeep.push(this.#runnable.remove(id, applied.before.stat.mzxid + 1, seen));
+      upkeep.push(this.#runnable.remove(id, level, applied.before.stat.mzxid + 1, seen));
     } else if (applied.after) {
-      upkeep.push(this.#runnable.remove(id, applied.after.mzxid, seen));
+      upkeep.push(this.#runnable.remove(id, level, applied.after.mzxid, seen));
       if (touchedAt !== undefined) {
-        upkeep.push(this.#retouchIfSlow(touchedAt, () => this.#runnable.touch(id)));
+        upkeep.push(this.#retouchIfSlow(touchedAt, () => this.#runnable.touch(id, level)));
       }
     }
     await Promise.all(upkeep.map((p) => p.catch(() => undefined)));
@@ -153,8 +158,11 @@ export class ZkWriter {
     return result;
   }
 
-  /** A writer slower than half the grace period touches its marker again after writing. */
+  /**
+   * A writer whose record write was answered more than `MARKER_SLOW_MS` after it sent its
+   * marker's touch touches the marker again (a lister may have judged it old meanwhile).
+   */
   async #retouchIfSlow(touchedAt: number, touch: () => Promise<void>): Promise<void> {
-    if (performance.now() - touchedAt > MARKER_GRACE_MS / 2) await touch();
+    if (performance.now() - touchedAt > MARKER_SLOW_MS) await touch();
   }
 }

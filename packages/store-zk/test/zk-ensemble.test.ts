@@ -91,12 +91,15 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
     const leader = await ensemble.leader();
     const killedAt = Date.now();
     await ensemble.kill(leader);
-    const newLeader = await ensemble.leader(20_000);
-    const electionMs = Date.now() - killedAt;
     const stepsAtKill = readStepRuns(log).filter((r) => r.start <= killedAt).length;
     expect(stepsAtKill, 'work was left when the leader died').toBeLessThan(3 * TXS);
+    // The crashed server comes back after RESTART_AFTER_MS whether or not the other two have
+    // a leader by then, as a supervised server would: two alone elect in under a second here,
+    // but under a loaded CI machine their election once took 11 s and once over 20 s.
     await new Promise((r) => setTimeout(r, Math.max(0, killedAt + RESTART_AFTER_MS - Date.now())));
     await ensemble.restart(leader);
+    const newLeader = await ensemble.leader(30_000);
+    const electionMs = Date.now() - killedAt;
 
     // the test's own client rides the election too: a failed poll is retried until the deadline
     let done = 0;
@@ -112,7 +115,7 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
     const pause = largestPause(runs, killedAt - 1_000);
     console.log(
       `ZooKeeper ensemble: leader ${leader} SIGKILLed after ${stepsAtKill} of ${3 * TXS} steps; ` +
-        `server ${newLeader} led after ${electionMs} ms; the largest gap between step starts ` +
+        `server ${newLeader} led ${electionMs} ms after it; the largest gap between step starts ` +
         `was ${pause.ms} ms, from ${pause.at - killedAt} ms after the kill; ` +
         `${runs.length - 3 * TXS} step re-runs; ${done} of ${TXS} finished`,
     );
@@ -129,4 +132,4 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
     await store?.close();
     rmSync(dir, { recursive: true, force: true });
   }
-}, 90_000); // the bounded waits above fail first, with what they saw
+}, 150_000); // the bounded waits above fail first, with what they saw

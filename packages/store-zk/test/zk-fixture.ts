@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { StoreFixture } from '@fate/conformance';
 import { type FatesStore, openStore } from '@fate/core';
 import { createStoreBackend, parseZkUrl, type ZkBackend } from '@fate/store-zk';
-import { startZooKeeper, type ZooKeeperTestService } from '@fate/test-services';
+import {
+  openZkSession,
+  removeZkTree,
+  startZooKeeper,
+  type ZooKeeperTestService,
+} from '@fate/test-services';
 import { afterAll, afterEach, beforeAll, vi } from 'vitest';
 import ZooKeeper from 'zookeeper';
 
@@ -12,23 +17,7 @@ import ZooKeeper from 'zookeeper';
  */
 export async function rawClient(serviceUrl: string, credentials?: string): Promise<ZooKeeper> {
   const { connect } = parseZkUrl(`${serviceUrl}/x`);
-  const zk = new ZooKeeper({
-    connect,
-    timeout: 10_000,
-    debug_level: 0,
-    response_counter_limit: 1_000_000,
-  });
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no ZooKeeper session with ${connect}`)),
-      10_000,
-    );
-    zk.once('connect', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    zk.init({});
-  });
+  const zk = await openZkSession(ZooKeeper, { connect, response_counter_limit: 1_000_000 });
   if (credentials) {
     await new Promise<void>((resolve, reject) => {
       zk.add_auth('digest', credentials, (rc: number) =>
@@ -55,16 +44,9 @@ async function nodesBelow(zk: ZooKeeper, path: string, depth: number): Promise<s
   return out;
 }
 
-/** Deletes `path` and everything under it, children first. */
+/** Deletes `path` and everything under it, children first; cleanup: what fails is left. */
 export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
-  let children: string[];
-  try {
-    children = await zk.get_children(path, false);
-  } catch {
-    return; // gone already
-  }
-  await Promise.all(children.map((child) => removeTree(zk, `${path}/${child}`)));
-  await zk.delete_(path, -1).catch(() => undefined);
+  await removeZkTree(zk, path).catch(() => undefined);
 }
 
 /**

@@ -1,3 +1,12 @@
+export {
+  dropPostgresSchema,
+  dropRedisPrefix,
+  dropZkTree,
+  openZkSession,
+  removeZkTree,
+  type ZkSessionLike,
+  type ZkTreeClient,
+} from './namespaces.js';
 export { type PostgresTestService, startPostgres } from './postgres-service.js';
 export {
   type RedisCluster,
@@ -9,5 +18,9 @@ export { type RedisTestService, startRedis } from './redis-service.js';
 export { type RedisTlsTestService, startRedisTls } from './redis-tls-service.js';
 export * from './support.js';
 export { makeTestCertificates, type TestCertificates } from './tls-certs.js';
-export { startZooKeeperEnsemble, type ZooKeeperEnsemble } from './zookeeper-ensemble.js';
+export {
+  type EnsembleOptions,
+  startZooKeeperEnsemble,
+  type ZooKeeperEnsemble,
+} from './zookeeper-ensemble.js';
 export { startZooKeeper, type ZooKeeperTestService } from './zookeeper-service.js';

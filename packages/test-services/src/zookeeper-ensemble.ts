@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startDelayProxy } from './delay-proxy.js';
 import { type LocalServer, startLocalServer } from './local-server.js';
 import { freePorts, type TestService, waitFor } from './support.js';
 import {
@@ -30,6 +31,16 @@ export interface ZooKeeperEnsemble extends TestService {
   restart(id: number): Promise<void>;
 }
 
+export interface EnsembleOptions {
+  /**
+   * Server `id` (never the first leader if it is not the highest id: a fresh ensemble
+   * elects the highest) talks to the others' quorum ports through a proxy that holds every
+   * packet `delayMs`: it applies each committed write that much after the leader
+   * acknowledged it, so its clients read what others were told is gone or not there yet.
+   */
+  readonly laggingFollower?: { readonly id: number; readonly delayMs: number };
+}
+
 /** Enough for three JVMs to start and elect a leader on a busy two-core machine. */
 const START_TIMEOUT_MS = 60_000;
 
@@ -49,7 +60,10 @@ const NOT_FOUND =
  * const next = await zk.leader(); // a new election
  * await zk.restart(old);          // rejoins as a follower
  */
-export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsemble> {
+export async function startZooKeeperEnsemble(
+  size = 3,
+  options: EnsembleOptions = {},
+): Promise<ZooKeeperEnsemble> {
   if (!hasLocalZooKeeper()) throw new Error(NOT_FOUND);
   const ports = await freePorts(3 * size);
   const members = Array.from({ length: size }, (_, i) => ({
@@ -58,9 +72,16 @@ export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsembl
     quorumPort: ports[3 * i + 1] as number,
     electionPort: ports[3 * i + 2] as number,
   }));
-  const serverLines = members.map(
-    (m) => `server.${m.id}=127.0.0.1:${m.quorumPort}:${m.electionPort}`,
-  );
+  const lag = options.laggingFollower;
+  const proxies = lag
+    ? await Promise.all(members.map((m) => startDelayProxy(m.quorumPort, lag.delayMs)))
+    : [];
+  // the lagging server reaches the others' quorum ports through the delaying proxies
+  const serverLines = (id: number) =>
+    members.map((m, i) => {
+      const quorum = lag?.id === id && m.id !== id ? proxies[i]?.port : m.quorumPort;
+      return `server.${m.id}=127.0.0.1:${quorum}:${m.electionPort}`;
+    });
   const started = await Promise.allSettled(
     members.map((m) => {
       const dir = mkdtempSync(join(tmpdir(), `fate-zk${m.id}-`));
@@ -69,12 +90,16 @@ export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsembl
       // a quorum peer reads which server it is from `myid` in its data dir
       mkdirSync(dataDir);
       writeFileSync(join(dataDir, 'myid'), `${m.id}\n`);
-      const lines = [...zooCfgLines(m.clientPort, dataDir), ...ensembleLines(), ...serverLines];
+      const lines = [
+        ...zooCfgLines(m.clientPort, dataDir),
+        ...ensembleLines(),
+        ...serverLines(m.id),
+      ];
       writeFileSync(cfg, [...lines, ''].join('\n'));
       return startLocalServer({
         name: `ZooKeeper ${m.id} of ${size} on port ${m.clientPort}`,
         command: 'java',
-        args: zooKeeperJavaArgs('quorum.QuorumPeerMain', cfg),
+        args: zooKeeperJavaArgs('quorum.QuorumPeerMain', cfg, ELECTION_PROPERTIES),
         dir,
         ready: () => serving('127.0.0.1', m.clientPort),
         startTimeoutMs: START_TIMEOUT_MS,
@@ -84,8 +109,12 @@ export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsembl
   );
   const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
+  const stopAll = async () => {
     await Promise.all(servers.map((s) => s.stop()));
+    await Promise.all(proxies.map((p) => p.close()));
+  };
+  if (failed) {
+    await stopAll();
     throw failed.reason;
   }
   const connect = members.map((m) => `127.0.0.1:${m.clientPort}`).join(',');
@@ -119,9 +148,7 @@ export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsembl
     },
     kill: async (id) => server(id).kill(),
     restart: async (id) => server(id).launch(),
-    async stop() {
-      await Promise.all(servers.map((s) => s.stop()));
-    },
+    stop: stopAll,
   };
   try {
     await ensemble.leader(START_TIMEOUT_MS);
@@ -131,6 +158,14 @@ export async function startZooKeeperEnsemble(size = 3): Promise<ZooKeeperEnsembl
   }
   return ensemble;
 }
+
+/**
+ * A server looking for a leader sends its vote again after a wait that doubles each round it
+ * hears too little, up to 60 s by default, so a few rounds missed on a loaded machine make
+ * an election last tens of seconds; that is the likeliest cause of the 11 s and 20+ s
+ * elections of two servers seen under CI load (their logs were gone). Capped at 1 s here.
+ */
+const ELECTION_PROPERTIES = ['-Dzookeeper.fastleader.maxNotificationInterval=1000'];
 
 /** Quorum timing in ticks: generous enough for slow JVM starts, short for tests. */
 function ensembleLines(): string[] {

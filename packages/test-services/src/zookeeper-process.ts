@@ -41,8 +41,13 @@ export function zooCfgLines(clientPort: number, dataDir: string): string[] {
 }
 
 /** The `java` arguments that run `mainClass` (standalone or quorum peer) on `cfg`. */
-export function zooKeeperJavaArgs(mainClass: string, cfg: string): string[] {
+export function zooKeeperJavaArgs(
+  mainClass: string,
+  cfg: string,
+  properties: readonly string[] = [],
+): string[] {
   return [
+    ...properties,
     '-Xmx256m',
     '-XX:+UseSerialGC',
     // The JIT's first tier starts fastest on small test machines.

@@ -10,7 +10,16 @@ import { inParallel, withTimeout } from './stats.js';
 const STEPS = [1, 5] as const;
 const WORKERS = 16;
 /** The calls a transaction makes itself; the rest (scans, liveness, listings) are shared. */
-const OWN = new Set(['insert', 'insertMany', 'read', 'tryReserve', 'write', 'clearReservation']);
+const OWN = new Set([
+  'insert',
+  'insertMany',
+  'read',
+  'tryReserve',
+  'claimMany',
+  'write',
+  'finishAndClaim',
+  'clearReservation',
+]);
 
 /**
  * Backend calls per transaction: the backend is wrapped in the conformance suite's

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { startRedis } from '@fate/test-services';
+import { dropRedisPrefix, startRedis } from '@fate/test-services';
 import { Queue, Worker } from 'bullmq';
-import { dropRedisPrefix } from '../services/cleanup.js';
 import { redisCpuSeconds } from '../services/server-stats.js';
 import type { PeerConsumer, PeerHooks, PeerQueue, PeerSystem, PeerTarget } from './peer-system.js';
 import { installedVersion } from './peer-versions.js';

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { startPostgres } from '@fate/test-services';
+import { dropPostgresSchema, startPostgres } from '@fate/test-services';
 import { Logger, makeWorkerUtils, run, type WorkerEvents } from 'graphile-worker';
 import pg from 'pg';
-import { dropPostgresSchema } from '../services/cleanup.js';
 import { postgresCpuSeconds } from '../services/server-stats.js';
 import type { PeerConsumer, PeerHooks, PeerQueue, PeerSystem, PeerTarget } from './peer-system.js';
 import { installedVersion } from './peer-versions.js';

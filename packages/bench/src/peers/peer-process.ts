@@ -3,7 +3,8 @@
 // process (ready, step, report). Arguments: the PeerTarget as JSON, instance id, options.
 
 import { wallNow } from '../measurements/stats.js';
-import type { BenchProcessOptions, ParentMessage, ProcessMessage } from '../processes/processes.js';
+import { FinishedCount, serveBenchProcess } from '../processes/process-loop.js';
+import type { BenchProcessOptions, ProcessMessage } from '../processes/processes.js';
 import type { PeerConsumer, PeerHooks, PeerTarget } from './peer-system.js';
 
 const [json = '{}', instance = '', optionsJson = '{}'] = process.argv.slice(2);
@@ -11,13 +12,9 @@ const target = JSON.parse(json) as PeerTarget;
 const options = JSON.parse(optionsJson) as BenchProcessOptions;
 const send = (m: ProcessMessage) => process.send?.(m);
 
-let finished = 0;
-let lastFinishedAt = 0;
+const finished = new FinishedCount();
 const hooks: PeerHooks = {
-  onFinished: () => {
-    finished++;
-    lastFinishedAt = wallNow();
-  },
+  onFinished: () => finished.finished(),
   ...(options.silent
     ? {}
     : { onStart: (id) => send({ kind: 'step', instance, id, at: wallNow() }) }),
@@ -35,32 +32,4 @@ async function consumer(workers: number): Promise<PeerConsumer> {
 }
 
 const consumers = await consumer(options.workers ?? 4);
-let cpuAtGo = process.cpuUsage();
-const start = () =>
-  consumers.start().catch((error: unknown) => {
-    process.stderr.write(`${instance}: cannot start: ${String(error)}\n`);
-    process.exit(1);
-  });
-process.on('message', (m: ParentMessage) => {
-  if (m.kind === 'go') {
-    cpuAtGo = process.cpuUsage();
-    void start();
-  } else if (m.kind === 'report') {
-    const cpu = process.cpuUsage(cpuAtGo);
-    send({ kind: 'report', instance, cpuUs: cpu.user + cpu.system, finished, lastFinishedAt });
-  }
-});
-if (!options.startOnGo) await start();
-send({ kind: 'ready', instance });
-
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  void consumers
-    .stop()
-    .catch(() => undefined)
-    .finally(() => process.exit(0));
-};
-process.on('SIGTERM', stop);
-process.on('disconnect', stop);
+await serveBenchProcess(instance, options, consumers, finished);

@@ -5,7 +5,8 @@
 import { appendFileSync } from 'node:fs';
 import { Fate, openStore } from '@fate/core';
 import { wallNow } from '../measurements/stats.js';
-import type { BenchProcessOptions, ParentMessage, ProcessMessage } from './processes.js';
+import { FinishedCount, serveBenchProcess } from './process-loop.js';
+import type { BenchProcessOptions, ProcessMessage } from './processes.js';
 import { BENCH_STEPS, type BenchEnv } from './steps.js';
 
 const [url = '', instance = '', json = '{}'] = process.argv.slice(2);
@@ -23,8 +24,7 @@ const env: BenchEnv = log
     ? { onCall: () => undefined }
     : { onCall: (id) => send({ kind: 'step', instance, id, at: wallNow() }) };
 
-let finished = 0;
-let lastFinishedAt = 0;
+const finished = new FinishedCount();
 // The defaults (liveness 3,000 ms; heartbeat and dead-holder check every quarter of it),
 // the timeout spelled out because the benchmarks report what the defaults give.
 const store = await openStore(url, { instanceId: instance, livenessTimeoutMs: 3_000 });
@@ -34,39 +34,17 @@ const fate = new Fate<BenchEnv>({
   steps: BENCH_STEPS,
   ...(options.pools ? { pools: options.pools } : { workers: options.workers ?? 4 }),
   onEvent: (type) => {
-    if (type !== 'finished') return;
-    finished++;
-    lastFinishedAt = wallNow();
+    if (type === 'finished') finished.finished();
   },
 });
 
-let cpuAtGo = process.cpuUsage();
-const start = () =>
-  fate.start().catch((error: unknown) => {
-    process.stderr.write(`${instance}: cannot start: ${String(error)}\n`);
-    process.exit(1);
-  });
-process.on('message', (m: ParentMessage) => {
-  if (m.kind === 'go') {
-    cpuAtGo = process.cpuUsage();
-    void start();
-  } else if (m.kind === 'report') {
-    const cpu = process.cpuUsage(cpuAtGo);
-    send({ kind: 'report', instance, cpuUs: cpu.user + cpu.system, finished, lastFinishedAt });
-  }
-});
-if (!options.startOnGo) await start();
-send({ kind: 'ready', instance });
-
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  // Slow steps would hold shutdown for a minute; the benchmark is over, so do not wait.
-  void fate
-    .shutdown(200)
-    .then(() => store.close())
-    .finally(() => process.exit(0));
-};
-process.on('SIGTERM', stop);
-process.on('disconnect', stop);
+await serveBenchProcess(
+  instance,
+  options,
+  {
+    start: () => fate.start(),
+    // Slow steps would hold shutdown for a minute; the benchmark is over, so do not wait.
+    stop: () => fate.shutdown(200).then(() => store.close()),
+  },
+  finished,
+);

@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropMemoryNamespace } from '@fate/core';
 import {
+  dropPostgresSchema,
+  dropRedisPrefix,
+  dropZkTree,
   startPostgres,
   startRedis,
   startRedisCluster,
   startZooKeeper,
   type TestService,
 } from '@fate/test-services';
-import { dropPostgresSchema, dropRedisPrefix, dropZkTree } from './cleanup.js';
 import { clusterCommandCounts } from './cluster.js';
 import {
   postgresCpuSeconds,

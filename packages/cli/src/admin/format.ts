@@ -39,6 +39,10 @@ export function table(rows: readonly (readonly string[])[], header?: readonly st
 }
 
 /** `1 transaction`, `2 transactions`. */
+/** A transaction's priority as `fate show` and the console print it. */
+export const priorityText = (priority: number): string =>
+  priority === 0 ? '0 (the default)' : String(priority);
+
 export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
 
 /** Machine-readable output: indented JSON. */

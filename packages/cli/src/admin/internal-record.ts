@@ -1,4 +1,12 @@
-import type { JsonValue } from '@fate/core';
+import { INTERNAL_OP_PREFIX, type JsonValue } from '@fate/core';
+
+/** The label `fate show` gives what it says about one of the engine's own records. */
+export const INTERNAL_LABEL = 'fate record';
+
+/** True for the op names of the engine's own records (`fate:…`: NEW by design, never run). */
+export function isInternalOp(opName: string | undefined): boolean {
+  return opName?.startsWith(INTERNAL_OP_PREFIX) === true;
+}
 
 /**
  * What `fate show` says about one of the engine's own records (op names `fate:…`, status

@@ -25,7 +25,7 @@ interface ListedRow extends TxRow {
 export const listCommand = adminCommand({
   name: 'list',
   usage: '[--status S,S] [--op NAME] [--limit N] [--after ID] [--json]',
-  summary: 'transactions, a page at a time: status, op, top step, holder, deferral, age',
+  summary: 'transactions, a page at a time: status, op, priority, top step, holder, deferral, age',
   options: {
     status: { type: 'string' },
     op: { type: 'string' },
@@ -58,13 +58,14 @@ export const listCommand = adminCommand({
       r.id,
       rowStatus(r),
       r.opName ?? '-',
+      String(r.priority),
       r.top ?? '-',
       holders.describe(r.reservation),
       deferralText(r.deferUntil, now),
       r.created === undefined ? '-' : duration(now - r.created),
       r.corrupt ?? '',
     ]);
-    const header = ['id', 'status', 'op', 'top step', 'holder', 'deferred', 'age', ''];
+    const header = ['id', 'status', 'op', 'prio', 'top step', 'holder', 'deferred', 'age', ''];
     const total = count(rows.length, 'transaction');
     const tail = more ? `${total} in this page; the next: ${more}` : total;
     return `${table(lines, header)}\n${tail}`;

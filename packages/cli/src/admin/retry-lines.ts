@@ -1,4 +1,14 @@
-import type { TxRetry } from '@fate/core';
+import type { TxError, TxRetry } from '@fate/core';
+
+/** Which step was retried and how many of its calls failed of how many its policy allows. */
+export function retrySummary(retry: TxRetry): string {
+  return `step ${retry.depth} (${retry.type}): ${retry.attempts} of ${retry.maxAttempts} attempts failed`;
+}
+
+/** One of the last errors kept of a retried step: `Name [code]: message`. */
+export function retryErrorText(e: Pick<TxError, 'name' | 'code' | 'message'>): string {
+  return `${e.name ?? 'Error'}${e.code ? ` [${e.code}]` : ''}: ${e.message}`;
+}
 
 /**
  * `fate show`'s lines for a step's retries (`info.retry`): which step, how many of its
@@ -13,10 +23,8 @@ export function retryLines(
   return [
     field(
       'retries',
-      `step ${retry.depth} (${retry.type}): ${retry.attempts} of ${retry.maxAttempts} attempts failed${errors.length ? `; last ${errors.length} errors, oldest first:` : ''}`,
+      `${retrySummary(retry)}${errors.length ? `; last ${errors.length} errors, oldest first:` : ''}`,
     ),
-    ...errors.map((e, i) =>
-      field(`  ${i + 1}.`, `${e.name ?? 'Error'}${e.code ? ` [${e.code}]` : ''}: ${e.message}`),
-    ),
+    ...errors.map((e, i) => field(`  ${i + 1}.`, retryErrorText(e))),
   ];
 }

@@ -1,8 +1,8 @@
 import type { FateView, TxError } from '@fate/core';
 import { adminCommand, readExisting } from './admin-command.js';
-import { duration, json, table } from './format.js';
+import { duration, json, priorityText, table } from './format.js';
 import { Holders } from './holders.js';
-import { describeInternal } from './internal-record.js';
+import { describeInternal, INTERNAL_LABEL } from './internal-record.js';
 import { retryLines } from './retry-lines.js';
 
 /** Frames of a recorded JS stack shown in text; `--json` has them all. */
@@ -13,7 +13,8 @@ export const showCommand = adminCommand({
   name: 'show',
   id: true,
   usage: '[--json]',
-  summary: 'one transaction: status, holder, deferral, steps, retries, error, return value',
+  summary:
+    'one transaction: status, priority, holder, deferral, steps, retries, error, return value',
   options: { json: { type: 'boolean' } },
   async run(store, args, id) {
     const view = await readExisting(store, id);
@@ -26,6 +27,7 @@ export const showCommand = adminCommand({
         id: view.id,
         status: view.status,
         ...(info.opName !== undefined ? { opName: info.opName } : {}),
+        priority: view.priority,
         ...(info.created !== undefined ? { created: info.created, ageMs: now - info.created } : {}),
         ...(info.key ? { key: info.key } : {}),
         ...(info.autoClean ? { autoClean: true } : {}),
@@ -58,12 +60,13 @@ function describe(view: FateView, holders: Holders, now: number): string {
         : `${view.status} (no status-change time is stored; created ${duration(now - created)} ago)`,
     ),
     field('op', info.opName ?? '-'),
+    field('priority', priorityText(view.priority)),
     field('created', created === undefined ? '-' : new Date(created).toISOString()),
   ];
   if (info.key) out.push(field('key', `${info.key.type} ${JSON.stringify(info.key.key)}`));
   if (info.autoClean) out.push(field('auto-clean', 'yes: deleted once it finishes'));
   const internal = describeInternal(info.internal);
-  if (internal) out.push(field('fate record', internal));
+  if (internal) out.push(field(INTERNAL_LABEL, internal));
   out.push(
     field(
       'holder',

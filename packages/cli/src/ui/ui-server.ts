@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FatesStore } from '@fate/core';
+import { type FatesStore, redactStoreUrl } from '@fate/core';
 import { serve } from '@hono/node-server';
 import { CliError, CliErrorCode } from '../cli-error.js';
 import { CountSampler } from './count-sampler.js';
-import { redactUrl } from './pages/layout.js';
 import { storeSource, type TxSource } from './tx-source.js';
 import { createUiApp } from './ui-app.js';
 import { UiAuth } from './ui-auth.js';
@@ -78,7 +77,7 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
   const app = createUiApp(
     {
       store: options.store,
-      storeLabel: redactUrl(options.storeUrl),
+      storeLabel: redactStoreUrl(options.storeUrl),
       source,
       sampler: new CountSampler(source, refreshMs),
       auth: new UiAuth(options.token),
@@ -101,7 +100,7 @@ export async function startUi(options: UiOptions): Promise<UiServer> {
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shown}:${address.port}`;
   log(
-    `serving ${redactUrl(options.storeUrl)} on ${url} (${allowActions ? 'actions allowed' : 'read-only'}${options.token ? ', login with the token' : ''})`,
+    `serving ${redactStoreUrl(options.storeUrl)} on ${url} (${allowActions ? 'actions allowed' : 'read-only'}${options.token ? ', login with the token' : ''})`,
   );
   return {
     url,

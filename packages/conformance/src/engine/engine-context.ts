@@ -104,7 +104,6 @@ export function useEngines(target: ConformanceTarget): EngineContext {
   return ctx;
 }
 
-/** Waits for every id to finish and returns the results in order. */
 /**
  * Watches an engine's warnings for its own lease lapsing ("could not renew"): pass `onEvent`
  * to the engine, ask `lapsed()`.
@@ -124,6 +123,27 @@ export function lapseWatch(): {
   };
 }
 
+/**
+ * An engine on a faulty client whose own lease is short (liveness timeout 600 ms: a lease
+ * of 550 ms, heartbeats every 100 ms), watched for that lease lapsing: for cases that make
+ * it lapse (failed heartbeats) at a chosen moment.
+ */
+export async function lapsingEngine(
+  ctx: EngineContext,
+  options: Partial<FateOptions<Recorder>> = {},
+): Promise<{
+  store: FatesStore;
+  faults: FaultyBackend;
+  lapse: ReturnType<typeof lapseWatch>;
+  fate: Fate<Recorder>;
+}> {
+  const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 });
+  const lapse = lapseWatch();
+  const fate = await ctx.engine({ store, heartbeatMs: 100, ...options, onEvent: lapse.onEvent });
+  return { store, faults, lapse, fate };
+}
+
+/** Waits for every id to finish and returns the results in order. */
 export function allDone(fate: Fate<Recorder>, ids: readonly FateId[], timeoutMs = 60_000) {
   return Promise.all(ids.map((id) => fate.waitForCompletion(id, { timeoutMs })));
 }

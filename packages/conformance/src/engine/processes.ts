@@ -14,7 +14,15 @@ import {
   stopProcesses,
 } from './process-harness.js';
 
-const LIVENESS_MS = 2_000;
+const LIVENESS_MS = 4_000;
+/**
+ * How soon after the kill its reservations are cleared and its work resumes: observers see
+ * its last beat up to a heartbeat period P after the kill and clear it at most a period
+ * after judging it dead (T + 2P = 5.3 s with the engine processes' P = T/6), and a loaded CI
+ * machine's timers and store calls run late (the ZooKeeper ensemble resumed at T + 2.3 s in
+ * a clean CI run): 3 s more here, still short of two timeouts (8 s).
+ */
+const BOUND_MS = LIVENESS_MS + 3_000;
 
 export function processKillTests(target: ConformanceTarget): void {
   describe('real processes', () => {
@@ -76,9 +84,7 @@ export function processKillTests(target: ConformanceTarget): void {
           30_000,
         );
         const clearedMs = Date.now() - killedAt;
-        // observers first see its last beat up to a heartbeat after the kill and check up to
-        // a period later, each beat taking its round trips: the timeout plus 1.5 s
-        expect(clearedMs).toBeLessThanOrEqual(LIVENESS_MS + 1_500);
+        expect(clearedMs).toBeLessThanOrEqual(BOUND_MS);
         await eventually(
           'all 1,000 finished',
           async () => {
@@ -115,7 +121,7 @@ export function processKillTests(target: ConformanceTarget): void {
         console.log(
           `${target.name}: after SIGKILL of the first engine, reservations cleared in ${clearedMs} ms; its ${heldAtKill.size} transactions resumed from ${firstMs} to ${lastMs} ms; ${reruns} step re-runs`,
         );
-        expect(lastMs).toBeLessThanOrEqual(LIVENESS_MS + 1_500);
+        expect(lastMs).toBeLessThanOrEqual(BOUND_MS);
       } finally {
         await stopProcesses(children);
         rmSync(dir, { recursive: true, force: true });

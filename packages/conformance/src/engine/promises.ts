@@ -55,6 +55,9 @@ export function enginePromiseTests(target: ConformanceTarget): void {
       expect(view.status).toBe(Status.IN_PROGRESS);
       expect(view.stack).toHaveLength(2);
       expect(view.info.error).toBeUndefined();
+      // the refused calls let it go still deferred (step 2 waits its 60 s, not less), by the
+      // store's clock, which is this host's here
+      expect(view.deferUntil - Date.now()).toBeGreaterThan(30_000);
     });
 
     it('finishes the rollback of a transaction it finds FAILED_IN_PROGRESS, newest step first', async () => {

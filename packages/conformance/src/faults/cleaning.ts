@@ -1,13 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  type FateId,
-  type FatesStore,
-  inRange,
-  newFateId,
-  partitionRange,
-  type Reservation,
-  Status,
-} from '@fate/core';
+import { type FateId, type FatesStore, newFateId, type Reservation, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, step, useFixture } from '../store/context.js';
@@ -17,8 +9,6 @@ function keepAlive(store: FatesStore, everyMs: number): () => void {
   const timer = setInterval(() => void store.heartbeat().catch(() => undefined), everyMs);
   return () => clearInterval(timer);
 }
-
-const sweep = { sweepStrays: true } as const;
 
 export function cleaningTests(target: ConformanceTarget): void {
   describe('faults: clearing dead holders', () => {
@@ -134,84 +124,6 @@ export function cleaningTests(target: ConformanceTarget): void {
         expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
       },
     );
-
-    it("sweeps a dead holder's reservations outside its share once the share's owner let them be", async () => {
-      // the cleaner's share is the lower half; the holder's transaction lies in the upper
-      // half, whose owner (dead too, or just started) never clears it
-      const lower = partitionRange({ partition: 0, total: 2 });
-      const holder = await ctx.client({ livenessTimeoutMs: 800 });
-      await holder.registerInstance();
-      let id: FateId | undefined;
-      for (let i = 0; i < 64 && id === undefined; i++) {
-        const seeded = (await ctx.store.seed({ step: step(), opName: 'op' })).id;
-        if (!inRange(seeded, lower)) id = seeded;
-      }
-      if (id === undefined) throw new Error('64 random ids all fell in the lower half');
-      await holder.reserve(id); // then it stops heartbeating, as a killed process would
-      const watchingSince = performance.now();
-      expect(await ctx.store.clearDeadReservations(lower, sweep), 'cleared at once').toEqual([]);
-      let cleared: FateId[] = [];
-      await eventually(
-        'the holder is swept from outside the share',
-        async () => {
-          cleared = (await ctx.store.clearDeadReservations(lower, sweep)).map((c) => c.id);
-          return cleared.length > 0;
-        },
-        5_000,
-      );
-      expect(cleared).toEqual([id]);
-      // judged dead after its 800 ms timeout, swept only half a timeout after that
-      expect(performance.now() - watchingSince).toBeGreaterThanOrEqual(1_200);
-      expect((await ctx.store.scanRunnable()).ids).toContain(id);
-      expect(await ctx.store.clearDeadReservations(lower, sweep), 'swept once').toEqual([]);
-    });
-
-    it('sweeps strays only when asked: an admin clearing one id sweeps nothing else', async () => {
-      const holder = await ctx.client({ livenessTimeoutMs: 400 });
-      await holder.registerInstance();
-      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
-      const { id: other } = await ctx.store.seed({ step: step(), opName: 'op' });
-      await holder.reserve(other); // then it dies
-      const only = { start: id, end: `${id}~` };
-      const since = performance.now();
-      while (performance.now() - since < 1_000) {
-        expect(await ctx.store.clearDeadReservations(only)).toEqual([]);
-        await sleep(100);
-      }
-      expect((await ctx.store.read(other)).reservation?.lockId).toBe(holder.lockId);
-    });
-
-    it('never sweeps work a stray took after it came back, however slow the listing', async () => {
-      // The holder goes silent long enough to be swept as a stray, then comes back (a healed
-      // partition) and reserves new work while the sweeper's liveness read is on its way.
-      // That reservation must survive: the sweeper lists before it judges.
-      const timeout = 500; // heartbeats every 100 ms
-      const { store: sweeper, faults } = await ctx.faultyClient({ livenessTimeoutMs: timeout });
-      const holder = await ctx.client({ livenessTimeoutMs: timeout });
-      await holder.registerInstance();
-      await sweeper.registerInstance();
-      const lower = partitionRange({ partition: 0, total: 2 });
-      const { id: old } = await ctx.store.seed({ step: step(), opName: 'op' });
-      const { id: fresh } = await ctx.store.seed({ step: step(), opName: 'op' });
-      await holder.reserve(old); // then it goes silent
-      // observations a fifth of a timeout apart count as continuous: the holder lapses, and
-      // half a timeout after that it is a stray (a slow observation starts the watch afresh)
-      const deadline = performance.now() + 10_000;
-      let lapsedSince: number | undefined;
-      while (lapsedSince === undefined || performance.now() - lapsedSince < 0.8 * timeout) {
-        if (performance.now() > deadline) throw new Error('the holder never looked lapsed');
-        const alive = await sweeper.isAlive(holder.lockId);
-        if (alive) lapsedSince = undefined;
-        else lapsedSince ??= performance.now();
-        await sleep(timeout / 5);
-      }
-      faults.after('instances', async () => {
-        await holder.heartbeat(); // back: its lease runs again from here
-        await holder.reserve(fresh);
-      });
-      await sweeper.clearDeadReservations(lower, sweep);
-      expect((await ctx.store.read(fresh)).reservation?.lockId, 'its new work').toBe(holder.lockId);
-    });
 
     it('clears a dead predecessor under the same instance id while its successor lives', async () => {
       const before = await ctx.client({ instanceId: 'w1', livenessTimeoutMs: 500 });

@@ -1,6 +1,6 @@
 import { type FateId, type RecordWrite, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
-import { allDone, FAST_STORE, lapseWatch, useEngines } from '../engine/engine-context.js';
+import { allDone, FAST_STORE, lapsingEngine, useEngines } from '../engine/engine-context.js';
 import { script, scriptData } from '../engine/steps.js';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, mapLimit, rejection } from '../store/context.js';
@@ -95,13 +95,7 @@ export function engineFaultTests(target: ConformanceTarget): void {
     });
 
     it('runs nothing reserved while its own lease lapsed, even once the lease is back', async () => {
-      const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
-      const lapse = lapseWatch();
-      const fate = await ctx.engine({
-        store,
-        heartbeatMs: 100,
-        onEvent: lapse.onEvent,
-      });
+      const { faults, lapse, fate } = await lapsingEngine(ctx); // lease 550 ms
       // The reservation applies and its reply waits while heartbeats fail until the lease
       // lapses (others may clear it meanwhile), then flow again: the run must not start.
       // (An engine reserves with tryReserve, or with claimMany where the store claims many.)

@@ -1,10 +1,5 @@
 import type {
-  BackendAgeOffQuery,
-  BackendCount,
-  BackendListPage,
-  BackendListQuery,
   BackendScan,
-  ClaimedRecord,
   FateId,
   IdRange,
   InstanceRecord,
@@ -12,56 +7,17 @@ import type {
   RecordWrite,
   Reservation,
   ReservationFilter,
+  RunnablePosition,
   Status,
   StoreBackend,
   StoreCapabilities,
   StoredRecord,
 } from '@fate/core';
+import { type FaultKind, type FaultOp, InjectedFault, type Rule, takeRule } from './fault-rules.js';
+import { withSkewedClock } from './skewed-clock.js';
 
-/** The backend operations a fault can be injected into. */
-export type FaultOp =
-  | 'insert'
-  | 'insertMany'
-  | 'read'
-  | 'tryReserve'
-  | 'write'
-  | 'clearReservation'
-  | 'list'
-  | 'scanRunnable'
-  | 'reservations'
-  | 'heartbeat'
-  | 'instances'
-  | 'ageOffDue'
-  | 'counts'
-  | 'listPage'
-  | 'deleteAgedOff'
-  | 'claimMany';
-
-/**
- * What a fault does to a call:
- * - `lose-reply`: the store applies the call, then the reply is lost (the caller gets an
- *   error, as on a command timeout or a dropped connection);
- * - `fail`: the call fails without reaching the store;
- * - `drop`: the store acknowledges the call without applying it, as a store that later
- *   loses an acknowledged write (a restart that rolled back its log) looks to the caller.
- *   For operations answering true/false only: the caller gets `true`.
- */
-export type FaultKind = 'lose-reply' | 'fail' | 'drop';
-
-interface Rule {
-  readonly kind: FaultKind;
-  readonly op: FaultOp;
-  remaining: number;
-  readonly when: ((...args: never[]) => boolean) | undefined;
-}
-
-/** The error an injected fault throws; the guard reports it as FATE_STORE_UNAVAILABLE. */
-export class InjectedFault extends Error {
-  constructor(what: string) {
-    super(`injected fault: ${what}`);
-    this.name = 'InjectedFault';
-  }
-}
+// the fault vocabulary is part of this module's public face (`@fate/conformance/faulty-backend`)
+export { type FaultKind, type FaultOp, InjectedFault };
 
 /**
  * Wraps any `StoreBackend` and injects the faults of the failure model on demand: a reply
@@ -85,37 +41,53 @@ export class FaultyBackend implements StoreBackend {
   /** How many times each operation was called (faulty or not). */
   readonly calls = new Map<FaultOp, number>();
 
-  /** The wrapped backend's optional queries, present exactly when it has them. */
-  readonly ageOffDue?: (
-    query: BackendAgeOffQuery,
-  ) => Promise<Array<{ id: string; finishedAt: number }>>;
-  readonly counts?: () => Promise<BackendCount[]>;
-  readonly deleteAgedOff?: (ids: readonly string[], q: BackendAgeOffQuery) => Promise<number>;
-  readonly listPage?: (query: BackendListQuery) => Promise<BackendListPage>;
-  /** The wrapped backend's batched claim, present exactly when it has it. */
-  readonly claimMany?: (
-    range: IdRange | undefined,
-    reservations: readonly Reservation[],
-  ) => Promise<ClaimedRecord[]>;
-
   constructor(inner: StoreBackend) {
     this.#inner = inner;
-    const { ageOffDue, counts, listPage, deleteAgedOff, claimMany } = inner;
-    if (claimMany) {
-      this.claimMany = (range, rs) =>
-        this.#run('claimMany', [range, rs], () => claimMany.call(inner, range, rs));
-    }
-    if (deleteAgedOff) {
-      this.deleteAgedOff = (ids, q) =>
-        this.#run('deleteAgedOff', [ids, q], () => deleteAgedOff.call(inner, ids, q));
-    }
-    if (ageOffDue) {
-      this.ageOffDue = (q) => this.#run('ageOffDue', [q], () => ageOffDue.call(inner, q));
-    }
-    if (counts) this.counts = () => this.#run('counts', [], () => counts.call(inner));
-    if (listPage) {
-      this.listPage = (q) => this.#run('listPage', [q], () => listPage.call(inner, q));
-    }
+  }
+
+  // The wrapped backend's optional operations, present exactly when it has them at the
+  // moment they are looked up (a backend may add them as it opens: Redis's queries).
+
+  get ageOffDue(): StoreBackend['ageOffDue'] {
+    const fn = this.#inner.ageOffDue;
+    return fn && ((q) => this.#run('ageOffDue', [q], () => fn.call(this.#inner, q)));
+  }
+
+  get counts(): StoreBackend['counts'] {
+    const fn = this.#inner.counts;
+    return fn && (() => this.#run('counts', [], () => fn.call(this.#inner)));
+  }
+
+  get deleteAgedOff(): StoreBackend['deleteAgedOff'] {
+    const fn = this.#inner.deleteAgedOff;
+    return (
+      fn && ((ids, q) => this.#run('deleteAgedOff', [ids, q], () => fn.call(this.#inner, ids, q)))
+    );
+  }
+
+  get listPage(): StoreBackend['listPage'] {
+    const fn = this.#inner.listPage;
+    return fn && ((q) => this.#run('listPage', [q], () => fn.call(this.#inner, q)));
+  }
+
+  get claimMany(): StoreBackend['claimMany'] {
+    const fn = this.#inner.claimMany;
+    return (
+      fn &&
+      ((range, rs) => this.#run('claimMany', [range, rs], () => fn.call(this.#inner, range, rs)))
+    );
+  }
+
+  get finishAndClaim(): StoreBackend['finishAndClaim'] {
+    const fn = this.#inner.finishAndClaim;
+    // a dropped call answers as an applied write that found nothing to claim
+    return (
+      fn &&
+      ((id, r, change, range, rs) =>
+        this.#run('finishAndClaim', [id, r, change, range, rs], () =>
+          fn.call(this.#inner, id, r, change, range, rs),
+        ).then((got) => (got === (true as never) ? { written: true, claimed: [] } : got)))
+    );
   }
 
   get capabilities(): StoreCapabilities {
@@ -181,7 +153,7 @@ export class FaultyBackend implements StoreBackend {
   }
 
   now(): number {
-    return this.#skewed(() => this.#inner.now());
+    return withSkewedClock(this.#skewMs, () => this.#inner.now());
   }
 
   insert(id: FateId, record: NewRecord): Promise<boolean> {
@@ -222,8 +194,14 @@ export class FaultyBackend implements StoreBackend {
     return this.#run('list', [statuses], () => this.#inner.list(statuses));
   }
 
-  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    return this.#run('scanRunnable', [range, limit], () => this.#inner.scanRunnable(range, limit));
+  scanRunnable(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
+    return this.#run('scanRunnable', [range, limit, after], () =>
+      this.#inner.scanRunnable(range, limit, after),
+    );
   }
 
   reservations(
@@ -256,13 +234,10 @@ export class FaultyBackend implements StoreBackend {
       await first();
     }
     if (performance.now() < this.#outageUntil) throw new InjectedFault(`${op}: the store is away`);
-    const rule = this.#rules.find(
-      (r) => r.op === op && r.remaining > 0 && (!r.when || r.when(...(args as never[]))),
-    );
-    if (rule) rule.remaining--;
+    const rule = takeRule(this.#rules, op, args);
     if (rule?.kind === 'fail') throw new InjectedFault(`${op} failed before reaching the store`);
     if (rule?.kind === 'drop') return true as T;
-    const result = await this.#skewed(call);
+    const result = await withSkewedClock(this.#skewMs, call);
     const hook = this.#after.get(op);
     if (hook) {
       this.#after.delete(op);
@@ -270,18 +245,5 @@ export class FaultyBackend implements StoreBackend {
     }
     if (rule?.kind === 'lose-reply') throw new InjectedFault(`${op} applied, its reply was lost`);
     return result;
-  }
-
-  /** Runs `call` with Date.now() skewed for its synchronous part (where backends read it). */
-  #skewed<T>(call: () => T): T {
-    if (!this.#skewMs) return call();
-    const realNow = Date.now;
-    const skew = this.#skewMs;
-    Date.now = () => realNow.call(Date) + skew;
-    try {
-      return call();
-    } finally {
-      Date.now = realNow;
-    }
   }
 }

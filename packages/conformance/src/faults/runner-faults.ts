@@ -1,6 +1,6 @@
 import { type FateId, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
-import { lapseWatch, useEngines } from '../engine/engine-context.js';
+import { lapsingEngine, useEngines } from '../engine/engine-context.js';
 import { script } from '../engine/steps.js';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually } from '../store/context.js';
@@ -14,13 +14,7 @@ export function runnerFaultTests(target: ConformanceTarget): void {
     const ctx = useEngines(target);
 
     it('starts no call once its lease lapsed while isReady was pending', async () => {
-      const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
-      const lapse = lapseWatch();
-      const fate = await ctx.engine({
-        store,
-        heartbeatMs: 100,
-        onEvent: lapse.onEvent,
-      });
+      const { faults, lapse, fate } = await lapsingEngine(ctx); // lease 550 ms
       const { id } = await fate.seed(script(1, { readyGate: 'probe', readyGateAt: 1 }), {
         opName: 'op',
       });
@@ -37,14 +31,7 @@ export function runnerFaultTests(target: ConformanceTarget): void {
     });
 
     it('starts no repeated call (idempotencyCheck) once its lease lapsed while the repeat isReady was pending', async () => {
-      const { store, faults } = await ctx.faultyClient({ livenessTimeoutMs: 600 }); // lease 550 ms
-      const lapse = lapseWatch();
-      const fate = await ctx.engine({
-        store,
-        heartbeatMs: 100,
-        idempotencyCheck: true,
-        onEvent: lapse.onEvent,
-      });
+      const { faults, lapse, fate } = await lapsingEngine(ctx, { idempotencyCheck: true });
       const { id } = await fate.seed(
         script(1, { readyGate: 'repeat', readyGateAt: 1, readyGateAfterCall: true }),
         { opName: 'op' },

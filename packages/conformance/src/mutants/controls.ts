@@ -27,10 +27,13 @@ export const controlMutants: readonly BackendMutant[] = [
     breaks: 'a page with exactly `limit` ids has a last even when the range ends there',
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
-          const page = await inner.scanRunnable(range, limit);
+        async scanRunnable(range, limit, after) {
+          const page = await inner.scanRunnable(range, limit, after);
           const tail = page.ids.at(-1);
-          return page.ids.length === limit && tail !== undefined ? { ...page, last: tail } : page;
+          if (page.ids.length !== limit || tail === undefined) return page;
+          // the place is an id and its level: with priorities, the tail's own level
+          const level = page.priorities?.at(-1);
+          return { ...page, last: tail, ...(level !== undefined ? { lastPriority: level } : {}) };
         },
       }),
   },

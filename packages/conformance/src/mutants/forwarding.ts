@@ -26,7 +26,8 @@ export function forwarding(inner: StoreBackend, overrides: Overrides): StoreBack
     clearReservation:
       overrides.clearReservation ?? ((id, reservation) => inner.clearReservation(id, reservation)),
     list: overrides.list ?? ((statuses) => inner.list(statuses)),
-    scanRunnable: overrides.scanRunnable ?? ((range, limit) => inner.scanRunnable(range, limit)),
+    scanRunnable:
+      overrides.scanRunnable ?? ((range, limit, after) => inner.scanRunnable(range, limit, after)),
     reservations: overrides.reservations ?? ((filter) => inner.reservations(filter)),
     heartbeat:
       overrides.heartbeat ?? ((lockId, state, ttlMs) => inner.heartbeat(lockId, state, ttlMs)),

@@ -97,15 +97,16 @@ export const reserveMutants: readonly BackendMutant[] = [
       }),
   },
   {
-    name: 'reserve-start-stale-reply',
+    name: 'reserve-start-answers-stored',
     promise: 24,
-    breaks: 'tryReserve with start stores IN_PROGRESS but answers the status it read before',
+    breaks:
+      'tryReserve with start answers the status it stored (IN_PROGRESS), not the one it found: a fresh start reads as a repeat that may have run',
     wrap: (inner) =>
       forwarding(inner, {
         async tryReserve(id, reservation, start) {
-          const before = await inner.read(id);
           const got = await inner.tryReserve(id, reservation, start);
-          return typeof got === 'string' || !before ? got : { ...got, status: before.status };
+          if (typeof got === 'string' || !start || got.status !== Status.SUBMITTED) return got;
+          return { ...got, status: Status.IN_PROGRESS };
         },
       }),
   },

@@ -1,67 +1,6 @@
-import {
-  type BackendScan,
-  type IdRange,
-  inRange,
-  RUNNABLE_STATUSES,
-  type Status,
-  type StoreBackend,
-  type StoredRecord,
-} from '@fate/core';
 import { forwarding } from './forwarding.js';
 import type { BackendMutant } from './mutant.js';
-
-/** Keeps the ids (and their ops) that `keep` accepts. */
-function only(page: BackendScan, keep: (id: string) => boolean): BackendScan {
-  const at = page.ids.flatMap((id, i) => (keep(id) ? [i] : []));
-  return {
-    ...page,
-    ids: at.map((i) => page.ids[i] as string),
-    ops: at.map((i) => page.ops[i] as string),
-  };
-}
-
-/** Drops `last` (and sets it to `last` when given). */
-function withLast(page: BackendScan, last?: string): BackendScan {
-  const { last: _dropped, ...rest } = page;
-  return last === undefined ? rest : { ...rest, last };
-}
-
-/** nextDeferralAt computed by a buggy rule from every record of the range. */
-function deferralBy(
-  inner: StoreBackend,
-  counts: (r: StoredRecord) => boolean,
-  pick: (values: number[]) => number,
-): StoreBackend {
-  return forwarding(inner, {
-    async scanRunnable(range: IdRange | undefined, limit: number) {
-      const { nextDeferralAt: _dropped, ...page } = await inner.scanRunnable(range, limit);
-      const now = inner.now();
-      const values = (await inner.list())
-        .filter(({ id, record }) => inRange(id, range) && record.deferUntil > now && counts(record))
-        .map(({ record }) => record.deferUntil);
-      return values.length > 0 ? { ...page, nextDeferralAt: pick(values) } : page;
-    },
-  });
-}
-
-const runnable = (r: StoredRecord) => RUNNABLE_STATUSES.has(r.status as Status);
-
-/** A page that also holds the range's records `extra` accepts, merged in id order. */
-function including(inner: StoreBackend, extra: (r: StoredRecord, now: number) => boolean) {
-  return forwarding(inner, {
-    async scanRunnable(range, limit) {
-      const page = await inner.scanRunnable(range, limit);
-      const now = inner.now();
-      const more = (await inner.list())
-        .filter(({ id, record }) => inRange(id, range) && runnable(record) && extra(record, now))
-        .map(({ id }) => [id, ''] as const);
-      const merged = [...page.ids.map((id, i) => [id, page.ops[i] ?? ''] as const), ...more]
-        .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-        .slice(0, limit);
-      return { ...page, ids: merged.map(([id]) => id), ops: merged.map(([, op]) => op) };
-    },
-  });
-}
+import { deferralBy, including, only, runnable, withLast } from './scan-rewrites.js';
 
 /** One page of `scanRunnable` (promises 9, 10, 12, 13, 14). */
 export const scanMutants: readonly BackendMutant[] = [
@@ -71,8 +10,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: 'a page lists its ids (and ops) in descending order',
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
-          const page = await inner.scanRunnable(range, limit);
+        async scanRunnable(range, limit, after) {
+          const page = await inner.scanRunnable(range, limit, after);
           return { ...page, ids: [...page.ids].reverse(), ops: [...page.ops].reverse() };
         },
       }),
@@ -90,8 +29,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: "ops are shifted by one against the ids (the first id gets the second's op)",
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
-          const page = await inner.scanRunnable(range, limit);
+        async scanRunnable(range, limit, after) {
+          const page = await inner.scanRunnable(range, limit, after);
           return { ...page, ops: [...page.ops.slice(1), ...page.ops.slice(0, 1)] };
         },
       }),
@@ -114,8 +53,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: 'a scan leaves out FAILED_IN_PROGRESS records (no rollback is ever found)',
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
-          const page = await inner.scanRunnable(range, limit);
+        async scanRunnable(range, limit, after) {
+          const page = await inner.scanRunnable(range, limit, after);
           const statuses = await Promise.all(
             page.ids.map(async (id) => (await inner.read(id as never))?.status),
           );
@@ -129,8 +68,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: 'a scan says it read nothing',
     wrap: (inner) =>
       forwarding(inner, {
-        scanRunnable: async (range, limit) => ({
-          ...(await inner.scanRunnable(range, limit)),
+        scanRunnable: async (range, limit, after) => ({
+          ...(await inner.scanRunnable(range, limit, after)),
           itemsRead: 0,
         }),
       }),
@@ -154,10 +93,10 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: "a range scan includes an id equal to the range's end",
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
+        async scanRunnable(range, limit, after) {
           const end = range?.end;
-          if (end === undefined) return inner.scanRunnable(range, limit);
-          const wider = await inner.scanRunnable({ ...range, end: undefined }, limit);
+          if (end === undefined) return inner.scanRunnable(range, limit, after);
+          const wider = await inner.scanRunnable({ ...range, end: undefined }, limit, after);
           const page = only(wider, (id) => id <= end);
           return page.ids.length < wider.ids.length ? withLast(page) : page;
         },
@@ -169,8 +108,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: "a range scan leaves out an id equal to the range's start",
     wrap: (inner) =>
       forwarding(inner, {
-        scanRunnable: async (range, limit) =>
-          only(await inner.scanRunnable(range, limit), (id) => id !== range?.start),
+        scanRunnable: async (range, limit, after) =>
+          only(await inner.scanRunnable(range, limit, after), (id) => id !== range?.start),
       }),
   },
   {
@@ -179,7 +118,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: 'a page that ended at the limit has no last',
     wrap: (inner) =>
       forwarding(inner, {
-        scanRunnable: async (range, limit) => withLast(await inner.scanRunnable(range, limit)),
+        scanRunnable: async (range, limit, after) =>
+          withLast(await inner.scanRunnable(range, limit, after)),
       }),
   },
   {
@@ -188,8 +128,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: 'a page that reached the end of its range still has a last',
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
-          const page = await inner.scanRunnable(range, limit);
+        async scanRunnable(range, limit, after) {
+          const page = await inner.scanRunnable(range, limit, after);
           const tail = page.ids.at(-1);
           return page.last === undefined && tail !== undefined ? withLast(page, tail) : page;
         },
@@ -201,8 +141,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: 'last is the id after the last one returned, so the next page skips it',
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
-          const page = await inner.scanRunnable(range, limit + 1);
+        async scanRunnable(range, limit, after) {
+          const page = await inner.scanRunnable(range, limit + 1, after);
           if (page.ids.length <= limit) return page;
           return {
             ...page,
@@ -247,8 +187,8 @@ export const scanMutants: readonly BackendMutant[] = [
     breaks: 'nextDeferralAt is given only when the page has no runnable id',
     wrap: (inner) =>
       forwarding(inner, {
-        async scanRunnable(range, limit) {
-          const page = await inner.scanRunnable(range, limit);
+        async scanRunnable(range, limit, after) {
+          const page = await inner.scanRunnable(range, limit, after);
           if (page.ids.length === 0) return page;
           const { nextDeferralAt: _dropped, ...rest } = page;
           return rest;

@@ -1,21 +1,19 @@
-import {
-  createFatesStore,
-  Fate,
-  type FatesStore,
-  type StoreBackend,
-  type StoredRecord,
-} from '@fate/core';
+import { createFatesStore, Fate, type FatesStore, type StoreBackend } from '@fate/core';
 import type { FaultSchedule } from './faults.js';
 import type { History } from './history.js';
 import { SimProcess } from './process.js';
-import type { EngineSpec } from './scenario.js';
+import type { EngineSpec, ScheduleSpec } from './scenario.js';
 import { SimBackend } from './sim-backend.js';
-import { type SimEnv, simStepType } from './steps.js';
+import type { SimDeletesOptions } from './sim-deletes.js';
+import { firstStep, type SimEnv, simStepType } from './steps.js';
+
+/** The name (and op) of a scenario's schedule. */
+export const SCHEDULE_NAME = 'tick';
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
-/** What every client of one world shares. */
-export interface Stage {
+/** What every client of one world shares (`atomic` and `judgeDelete` as `SimDeletes` takes them). */
+export interface Stage extends Pick<SimDeletesOptions, 'atomic' | 'judgeDelete'> {
   readonly history: History;
   readonly faults: FaultSchedule;
   readonly livenessTimeoutMs: number;
@@ -23,10 +21,12 @@ export interface Stage {
   readonly ageOffCheckMs: number;
   /** The scenario's cluster-wide concurrency limit on op `b`, if any. */
   readonly limitB?: number;
+  /** The scenario's cluster-wide rate limit on op `b` (starts per second), if any. */
+  readonly perSecondB?: number;
+  /** The scenario's schedule, registered by every engine, if any. */
+  readonly schedule?: ScheduleSpec;
   /** A fresh, unopened backend client on the world's one store. */
   backend(): StoreBackend;
-  readonly atomic: boolean;
-  judgeDelete(id: string, before: StoredRecord | undefined, client: string): string | undefined;
   /** Every backend client opened in this world (closed when it ends, if real). */
   readonly opened: StoreBackend[];
 }
@@ -46,7 +46,7 @@ export function openClient(
     faults: stage.faults,
     hangMs: Math.round(stage.livenessTimeoutMs * 1.5),
     atomic: stage.atomic,
-    judgeDelete: (id, before, client) => stage.judgeDelete(id, before, client),
+    judgeDelete: (id, before, client, ageOff) => stage.judgeDelete(id, before, client, ageOff),
   });
   return createFatesStore(backend, { instanceId, livenessTimeoutMs: stage.livenessTimeoutMs });
 }
@@ -70,13 +70,20 @@ export class EngineSlot {
     this.process = new SimProcess(name);
   }
 
-  /** Starts a new incarnation (the previous one must be down). */
+  /**
+   * Starts a new incarnation (the previous one must be down); resolves once it runs, or
+   * once it crashed (a start cut short by a crash never ends by itself).
+   */
   async start(): Promise<void> {
     if (this.state !== 'down') return;
     this.state = 'starting';
-    const h = this.#stage.history;
     const process = new SimProcess(this.name);
     this.process = process;
+    await Promise.race([this.#boot(process), process.died]);
+  }
+
+  async #boot(process: SimProcess): Promise<void> {
+    const h = this.#stage.history;
     try {
       const store = await openClient(this.#stage, process, this.name);
       const env: SimEnv = { process, history: h, lockId: () => store.lockId, deferred: new Set() };
@@ -94,11 +101,24 @@ export class EngineSlot {
               ],
             }),
         scanner: s.scanner,
+        // off by default in engines; the simulation keeps it on unless the engine's spec says
+        // otherwise, so the fault plans reach it
+        claimOnFinish: s.claimOnFinish ?? true,
         retentionMs: this.#stage.retentionMs,
         ageOffCheckMs: this.#stage.ageOffCheckMs,
-        ...(this.#stage.limitB ? { limits: { b: { concurrency: this.#stage.limitB } } } : {}),
+        ...limitsOf(this.#stage),
         logger: silent,
       });
+      const sch = this.#stage.schedule;
+      if (sch) {
+        fate.schedule(SCHEDULE_NAME, `*/${sch.everyS} * * * * *`, () => firstStep(sch.steps), {
+          catchUp: sch.catchUp,
+          // more than a window's due times; the default (100) has croner walk back 101 due
+          // times at every judgement (~16 ms each here), which would dominate the run's cost
+          maxCatchUp: 10,
+          retainMs: sch.retainMs,
+        });
+      }
       this.#fate = fate;
       h.add({ t: h.now(), e: 'process', name: this.name, what: 'start', lockId: store.lockId });
       await fate.start();
@@ -135,4 +155,17 @@ export class EngineSlot {
         this.state = 'down';
       });
   }
+}
+
+/** The engines' `limits` option: op `b`'s concurrency and/or rate, as the scenario sets them. */
+function limitsOf(stage: Stage): { limits?: { b: { concurrency?: number; perSecond?: number } } } {
+  if (!stage.limitB && !stage.perSecondB) return {};
+  return {
+    limits: {
+      b: {
+        ...(stage.limitB ? { concurrency: stage.limitB } : {}),
+        ...(stage.perSecondB ? { perSecond: stage.perSecondB } : {}),
+      },
+    },
+  };
 }

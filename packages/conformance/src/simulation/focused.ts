@@ -1,22 +1,13 @@
 import fc from 'fast-check';
+import { slowCallsArb } from './faulty-world.js';
 import type { Scenario } from './scenario.js';
-import type { StepSpec } from './steps.js';
+import { plainStep } from './steps.js';
 
 /**
  * Generators aimed at one rare interleaving each, for faults `scenarioArb` reaches too seldom
  * to be found in a few thousand runs. Each found its fault (REGRESSIONS.md) where
  * `scenarioArb` had not in 6,000 runs.
  */
-const step = (callMs: number): StepSpec => ({
-  readyMs: 0,
-  deferMs: 0,
-  readyThrows: false,
-  callMs,
-  throws: false,
-  ignoresSignal: false,
-  undoMs: 0,
-});
-
 /**
  * The sweep of strays (fault 1): 2–3 range engines, one paused long enough to be judged a
  * stray, transactions seeded after it is back, and a few slow calls anywhere (one of them,
@@ -31,14 +22,7 @@ export const sweepScenarios: fc.Arbitrary<Scenario> = fc
     txs: fc.integer({ min: 1, max: 4 }),
     engines: fc.integer({ min: 2, max: 3 }),
     paused: fc.integer({ min: 0, max: 2 }),
-    faults: fc.array(
-      fc.record({
-        gap: fc.integer({ min: 0, max: 60 }),
-        delayMs: fc.integer({ min: 50, max: 2_000 }),
-        fault: fc.constant('none' as const),
-      }),
-      { minLength: 1, maxLength: 4 },
-    ),
+    faults: slowCallsArb({ maxGap: 60, minDelayMs: 50, maxDelayMs: 2_000, maxLength: 4 }),
   })
   .map((g) => ({
     salt: 0,
@@ -59,7 +43,7 @@ export const sweepScenarios: fc.Arbitrary<Scenario> = fc
         txs: Array.from({ length: g.txs }, () => ({
           op: 'a' as const,
           autoClean: false,
-          steps: [step(g.callMs), step(g.callMs)],
+          steps: [plainStep(g.callMs), plainStep(g.callMs)],
         })),
       },
     ],
@@ -85,7 +69,7 @@ export const ageOffScenarios: fc.Arbitrary<Scenario> = fc
       at,
       kind: 'seed' as const,
       many: false,
-      txs: [{ key: 'k0', op: 'a' as const, autoClean: false, steps: [step(10)] }],
+      txs: [{ key: 'k0', op: 'a' as const, autoClean: false, steps: [plainStep(10)] }],
     });
     return {
       salt: 0,

@@ -21,9 +21,19 @@ export type SimEvent =
       created: boolean;
       client: string;
       op?: string;
+      /** Its priority, when not the default. */
+      priority?: number;
+      /** Its `runAt`, ms after the run began, when it was seeded with one. */
+      runAt?: number;
     }
   /** The store applied an insert of `id` that created it (deferred `deferMs` by its clock). */
   | { t: number; e: 'inserted'; id: string; deferMs?: number }
+  /** A write of `client` applied that left `id` finished (SUCCESSFUL or FAILED). */
+  | { t: number; e: 'finished'; id: string; status: string; client: string }
+  /** The fault plan delayed (`delayMs`) or failed, lost or held the reply of a call of `client`. */
+  | { t: number; e: 'fault'; client: string; op: string; fault: string; delayMs: number }
+  /** A step after `awaitChildren` began and saw these children's statuses (by name). */
+  | { t: number; e: 'outcomes'; id: string; lockId: string; seen: Record<string, string> }
   /** The store deleted `id`; `status` is what it held before. */
   | { t: number; e: 'deleted'; id: string; status: string; client: string }
   /** An admin operation began or ended (`outcome`: 'ok' or the error code). */

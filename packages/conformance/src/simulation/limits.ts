@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import type { SimEvent } from './history.js';
-import { callSpans, leases, type StepEvent } from './invariants.js';
 import type { Command, Scenario } from './scenario.js';
-import type { StepSpec } from './steps.js';
+import { callSpans, leases, type StepEvent } from './spans.js';
+import { plainStep } from './steps.js';
 
 /**
  * (6) A cluster-wide concurrency limit (issue 25): never more than `limit` calls of op `b`
@@ -39,16 +39,6 @@ export function checkLimit(
   return [];
 }
 
-const step = (callMs: number, ignoresSignal: boolean): StepSpec => ({
-  readyMs: 0,
-  deferMs: 0,
-  readyThrows: false,
-  callMs,
-  throws: false,
-  ignoresSignal,
-  undoMs: 0,
-});
-
 /**
  * Cluster-wide limits under faults: 2–3 engines sharing a limit of 1–2 on op `b`, a herd of
  * `b` (and some `a`) seeded at once, one engine crashed, paused or stalled while it holds
@@ -80,7 +70,7 @@ export const limitScenarios: fc.Arbitrary<Scenario> = fc
     const tx = (op: 'a' | 'b') => ({
       op,
       autoClean: false,
-      steps: [step(g.callMs, g.ignoresSignal), step(g.callMs, false)],
+      steps: [plainStep(g.callMs, g.ignoresSignal), plainStep(g.callMs)],
     });
     const fault: Command =
       g.fault === 'crash'
@@ -115,3 +105,20 @@ export const limitScenarios: fc.Arbitrary<Scenario> = fc
       limitB: g.limit,
     };
   });
+
+/**
+ * `limitScenarios` with a cluster-wide rate on op `b` too (issue 25): 0.5–4 starts a second,
+ * with the concurrency limit or alone. A generator of its own, so `limitScenarios`' values
+ * (and what replays them) stay as they were.
+ */
+export const rateLimitScenarios: fc.Arbitrary<Scenario> = fc
+  .tuple(
+    limitScenarios,
+    fc.integer({ min: 1, max: 8 }).map((n) => n / 2),
+    fc.boolean(),
+  )
+  .map(([{ limitB, ...sc }, perSecondB, withConcurrency]) => ({
+    ...sc,
+    perSecondB,
+    ...(withConcurrency && limitB ? { limitB } : {}),
+  }));

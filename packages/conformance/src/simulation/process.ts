@@ -10,6 +10,11 @@ export class SimProcess {
   #dead = false;
   #waiters: Array<() => void> = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #died: () => void = () => undefined;
+  /** Resolves when this process crashes (what it was doing then never ends). */
+  readonly died = new Promise<void>((resolve) => {
+    this.#died = resolve;
+  });
 
   constructor(name: string) {
     this.name = name;
@@ -48,6 +53,7 @@ export class SimProcess {
   crash(): void {
     this.#dead = true;
     this.#waiters = [];
+    this.#died();
   }
 
   /** Resolves when this process may run; never, once it crashed. */

@@ -1,20 +1,17 @@
-import {
-  Fate,
-  type FateId,
-  type FatesStore,
-  FINISHED_STATUSES,
-  type Status,
-  type StoredRecord,
-} from '@fate/core';
-import { type AdminOps, coreAdmin } from './admin.js';
-import { EngineSlot, openClient, type Stage } from './cast.js';
+import { coreAdmin } from './admin.js';
+import { EngineSlot, type Stage } from './cast.js';
+import { checkChildren } from './children.js';
+import { SimClients } from './clients.js';
 import { FaultSchedule } from './faults.js';
+import { type FinalState, readFinal, settled } from './final-state.js';
 import { History } from './history.js';
-import { checkHistory, type FinalRecord, retryOf } from './invariants.js';
+import { checkHistory } from './invariants.js';
 import { checkLimit } from './limits.js';
+import { checkStarvation } from './priorities.js';
 import { SimProcess } from './process.js';
+import { checkRunAt } from './run-at.js';
 import { type Command, SCENARIO_MS, type Scenario } from './scenario.js';
-import { firstStep, type SimEnv } from './steps.js';
+import { checkSchedule } from './schedules.js';
 import { memoryTarget, type SimResult, type SimTarget } from './target.js';
 
 import { enterWorld, type World } from './world.js';
@@ -49,16 +46,11 @@ class Run {
   readonly #history: History;
   readonly #stage: Stage;
   readonly #slots: EngineSlot[];
-  readonly #seeded: Array<{ id: FateId; key?: string }> = [];
-  /** Admin deletes in flight, per id. */
-  readonly #deleting = new Map<string, number>();
   readonly #pending = new Set<Promise<unknown>>();
-  readonly #admin: AdminOps;
-  #client: Fate<SimEnv> | undefined;
-  #adminStore: FatesStore | undefined;
+  /** The store's clock when the run began. */
+  readonly #startEpoch = Date.now();
+  readonly #clients: SimClients;
   readonly #start: number;
-  /** Resolves once the plain client and the admin client are open (commands wait for it). */
-  #opened: Promise<void> = Promise.resolve();
   /** The plain client's and the admin's processes. */
   readonly #quiet: SimProcess[] = [];
 
@@ -69,7 +61,6 @@ class Run {
     this.#world = world;
     this.#start = performance.now();
     this.#history = new History(this.#start);
-    this.#admin = target.admin ?? coreAdmin;
     this.#stage = {
       history: this.#history,
       faults: new FaultSchedule(sc.faults),
@@ -77,11 +68,15 @@ class Run {
       retentionMs: sc.retentionMs,
       ageOffCheckMs: sc.ageOffCheckMs,
       ...(sc.limitB ? { limitB: sc.limitB } : {}),
+      ...(sc.perSecondB ? { perSecondB: sc.perSecondB } : {}),
+      ...(sc.schedule ? { schedule: sc.schedule } : {}),
       backend: () => target.backend(ns),
       atomic: target.atomic ?? virtual(target),
-      judgeDelete: (id, before, client) => this.#judgeDelete(id, before, client),
+      judgeDelete: (id, before, client, ageOff) =>
+        this.#clients.judgeDelete(id, before, client, ageOff),
       opened: [],
     };
+    this.#clients = new SimClients(this.#history, this.#stage, target.admin ?? coreAdmin);
     this.#slots = sc.engines.map((spec, i) => new EngineSlot(`e${i}`, spec, this.#stage));
   }
 
@@ -90,24 +85,8 @@ class Run {
     const quiet = new SimProcess('client');
     const admin = new SimProcess('admin');
     this.#quiet.push(quiet, admin);
-    this.#opened = (async () => {
-      const store = await openClient(this.#stage, quiet, 'client');
-      this.#client = new Fate<SimEnv>({
-        store,
-        env: undefined as never,
-        steps: [
-          {
-            type: 'sim',
-            fromState: () => {
-              throw new Error('a client runs nothing');
-            },
-          },
-        ],
-      });
-      this.#adminStore = await openClient(this.#stage, admin, 'admin');
-      await this.#adminStore.registerInstance().catch(() => undefined);
-    })();
-    this.#bg(this.#opened);
+    const opened = this.#clients.open(quiet, admin);
+    this.#bg(opened);
     for (const slot of this.#slots) this.#bg(slot.start());
     for (const cmd of this.#sc.commands) {
       await this.#until(cmd.at);
@@ -119,17 +98,16 @@ class Run {
     h.add({ t: h.now(), e: 'process', name: 'world', what: 'quiet' });
     for (const slot of this.#slots) slot.process.heal();
     const deadline = h.now() + (this.#target.quietMaxMs ?? QUIET_MAX_MS);
-    let records = await this.#records();
+    const windowMs = this.#target.scenarioMs ?? SCENARIO_MS;
+    const dueBy = this.#sc.schedule ? this.#startEpoch + windowMs : undefined;
+    let final = await this.#final();
     while (h.now() < deadline) {
       for (const slot of this.#slots) if (slot.state === 'down') this.#bg(slot.start());
-      if (
-        this.#pending.size === 0 &&
-        records.every((r) => FINISHED_STATUSES.has(r.status as Status))
-      )
-        break;
+      if (this.#pending.size === 0 && settled(final, dueBy)) break;
       await this.#wait(250);
-      records = await this.#records();
+      final = await this.#final();
     }
+    const { records } = final;
     const leaseMs = this.#sc.livenessTimeoutMs - Math.floor(this.#sc.livenessTimeoutMs / 4) / 2;
     const violations = [
       ...h.events.flatMap((e) => (e.e === 'violation' ? [`at ${e.t} ms: ${e.text}`] : [])),
@@ -137,6 +115,18 @@ class Run {
       ...(this.#sc.limitB
         ? checkLimit(h.events, { leaseMs, limit: this.#sc.limitB, op: 'b' })
         : []),
+      ...(this.#sc.starvation ? checkStarvation(h.events) : []),
+      ...checkRunAt(h.events, this.#world ? 0 : 250),
+      ...(this.#sc.schedule
+        ? checkSchedule(h.events, this.#sc.schedule, {
+            startEpoch: this.#startEpoch,
+            windowMs,
+            slackMs: this.#world ? 0 : 250,
+          })
+        : []),
+      ...checkChildren(h.events, this.#clients.parents, records, {
+        boundMs: 4 * this.#sc.livenessTimeoutMs + (this.#world ? 2_000 : 5_000),
+      }),
     ];
     const ms = h.now();
     // the world ends: every process stops where it is (nothing of it runs again)
@@ -156,17 +146,16 @@ class Run {
     const h = this.#history;
     switch (cmd.kind) {
       case 'seed':
-        this.#bg(this.#seed(cmd));
+        this.#bg(this.#clients.seed(cmd));
         return;
       case 'admin': {
-        const target = this.#seeded[cmd.target % Math.max(1, this.#seeded.length)];
-        if (target) this.#bg(this.#adminOp(cmd.op, target.id));
+        const seeded = this.#clients.seeded;
+        const target = seeded[cmd.target % Math.max(1, seeded.length)];
+        if (target) this.#bg(this.#clients.adminOp(cmd.op, target.id));
         return;
       }
       case 'ageOff':
-        this.#bg(
-          this.#opened.then(() => this.#adminStore?.ageOff({ retentionMs: cmd.retentionMs })),
-        );
+        this.#bg(this.#clients.ageOff(cmd.retentionMs));
         return;
       case 'shutdown':
         this.#slot(cmd.engine)?.shutdown(cmd.timeoutMs);
@@ -193,65 +182,6 @@ class Run {
     }
   }
 
-  async #seed(cmd: Extract<Command, { kind: 'seed' }>): Promise<void> {
-    await this.#opened;
-    const client = this.#client;
-    if (!client) return;
-    const h = this.#history;
-    const items = cmd.txs.map((tx) => ({
-      step: firstStep(tx.steps),
-      opName: tx.op,
-      ...(tx.key ? { key: { type: 'sim', key: tx.key } } : {}),
-      ...(tx.autoClean && !tx.key ? { autoClean: true } : {}),
-      ...(tx.delayMs ? { delayMs: tx.delayMs } : {}),
-    }));
-    const results = cmd.many
-      ? await client.seedMany(items)
-      : await items.reduce<Promise<Array<{ id: FateId; created: boolean }>>>(
-          async (acc, item) => [...(await acc), await client.seed(item.step, item)],
-          Promise.resolve([]),
-        );
-    results.forEach((r, i) => {
-      const key = cmd.txs[i]?.key;
-      h.add({
-        t: h.now(),
-        e: 'seed',
-        id: r.id,
-        created: r.created,
-        client: 'client',
-        op: cmd.txs[i]?.op ?? '',
-        ...(key ? { key } : {}),
-      });
-      if (r.created) this.#seeded.push({ id: r.id, ...(key ? { key } : {}) });
-    });
-  }
-
-  async #adminOp(op: Extract<Command, { kind: 'admin' }>['op'], id: FateId): Promise<void> {
-    await this.#opened;
-    const store = this.#adminStore;
-    if (!store) return;
-    const h = this.#history;
-    const deletes = op === 'delete' || op === 'forceDelete';
-    if (deletes) this.#deleting.set(id, (this.#deleting.get(id) ?? 0) + 1);
-    h.add({ t: h.now(), e: 'admin', op, id, end: false });
-    let outcome = 'ok';
-    try {
-      await this.#admin[op](store, id);
-    } catch (err) {
-      outcome = (err as { code?: string }).code ?? (err as Error).name;
-    } finally {
-      h.add({ t: h.now(), e: 'admin', op, id, end: true, outcome });
-      if (deletes) this.#deleting.set(id, (this.#deleting.get(id) ?? 1) - 1);
-    }
-  }
-
-  #judgeDelete(id: string, before: StoredRecord | undefined, client: string): string | undefined {
-    if (!before || FINISHED_STATUSES.has(before.status as Status)) return undefined;
-    if (client === 'admin' && (this.#deleting.get(id) ?? 0) > 0) return undefined;
-    if (client.startsWith('e') && before.info.includes('"autoClean":true')) return undefined;
-    return `${client} deleted ${id} while it was ${before.status} (unfinished${client === 'admin' ? ', no admin delete in flight' : ''})`;
-  }
-
   #slot(i: number): EngineSlot | undefined {
     return this.#slots[i % this.#slots.length];
   }
@@ -271,25 +201,8 @@ class Run {
     else await new Promise((r) => setTimeout(r, ms));
   }
 
-  /** Every record the store holds now, read past every simulated fault. */
-  async #records(): Promise<FinalRecord[]> {
-    const raw = this.#target.backend(this.#ns);
-    await raw.open();
-    try {
-      // the engine's own records (schedules, slots: op `fate:…`) stay NEW by design
-      const own = (info: string) => info.includes('"opName":"fate:');
-      return (await raw.list())
-        .filter(({ record }) => !own(record.info))
-        .map(({ id, record }) => ({
-          id,
-          status: record.status,
-          holder: record.reservation?.lockId,
-          defer: record.deferUntil,
-          ...retryOf(record.info),
-        }));
-    } finally {
-      await raw.close();
-    }
+  #final(): Promise<FinalState> {
+    return readFinal(this.#target.backend(this.#ns));
   }
 }
 

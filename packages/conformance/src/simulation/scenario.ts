@@ -1,68 +1,16 @@
 import fc from 'fast-check';
 import type { FaultDecision } from './faults.js';
+import type { Command, Scenario, TxSpec } from './scenario-spec.js';
 import type { StepSpec } from './steps.js';
 
-/** One engine of a world: its pools and its scanner. */
-export interface EngineSpec {
-  /** `one`: one pool of `workers`; `two`: op `b` in a pool of its own, the rest in a catch-all. */
-  readonly layout: 'one' | 'two';
-  readonly workers: number;
-  readonly scanner: 'range' | 'hash';
-}
-
-export interface TxSpec {
-  readonly key?: string;
-  readonly op: 'a' | 'b';
-  readonly autoClean: boolean;
-  readonly steps: readonly StepSpec[];
-  /** Seeded with this `delayMs` (absent or 0: none). */
-  readonly delayMs?: number;
-}
-
-/** A timed command of a scenario; `at` is virtual ms from the start. */
-export type Command =
-  | {
-      readonly at: number;
-      readonly kind: 'seed';
-      readonly many: boolean;
-      readonly txs: readonly TxSpec[];
-    }
-  | {
-      readonly at: number;
-      readonly kind: 'admin';
-      readonly op: 'cancel' | 'fail' | 'delete' | 'forceDelete' | 'show';
-      /** Which seeded transaction (modulo how many there are then); a key names a keyed one. */
-      readonly target: number;
-    }
-  | { readonly at: number; readonly kind: 'ageOff'; readonly retentionMs: number }
-  | {
-      readonly at: number;
-      readonly kind: 'shutdown';
-      readonly engine: number;
-      readonly timeoutMs: number | undefined;
-    }
-  | { readonly at: number; readonly kind: 'crash' | 'restart'; readonly engine: number }
-  | {
-      readonly at: number;
-      readonly kind: 'pause' | 'stall';
-      readonly engine: number;
-      readonly ms: number;
-    };
-
-/** Everything one run does: the world, the commands, and the fault plan. */
-export interface Scenario {
-  /** Salts the world's deterministic randomness (ids, lock ids, reservations). */
-  readonly salt: number;
-  readonly livenessTimeoutMs: number;
-  /** The engines' retention for age-off (their own sweep every `ageOffCheckMs`). */
-  readonly retentionMs: number;
-  readonly ageOffCheckMs: number;
-  readonly engines: readonly EngineSpec[];
-  readonly commands: readonly Command[];
-  readonly faults: readonly FaultDecision[];
-  /** A cluster-wide concurrency limit on op `b` in every engine (issue 25); none when absent. */
-  readonly limitB?: number;
-}
+export type {
+  ChildrenSpec,
+  Command,
+  EngineSpec,
+  Scenario,
+  ScheduleSpec,
+  TxSpec,
+} from './scenario-spec.js';
 
 /** How long scenarios run before the quiet end, at most (virtual ms). */
 export const SCENARIO_MS = 8_000;
@@ -77,7 +25,7 @@ const stepArb: fc.Arbitrary<StepSpec> = fc.record({
   undoMs: fc.integer({ min: 0, max: 1_000 }),
 });
 
-const rare = (n: number): fc.Arbitrary<boolean> =>
+export const rare = (n: number): fc.Arbitrary<boolean> =>
   fc.integer({ min: 0, max: n - 1 }).map((x) => x === 0);
 
 const stepSpecArb: fc.Arbitrary<StepSpec> = fc
@@ -99,7 +47,7 @@ const featureStepArb: fc.Arbitrary<StepSpec> = fc
     ...(timeoutMs ? { timeoutMs } : {}),
   }));
 
-function txArb(features: boolean): fc.Arbitrary<TxSpec> {
+function txArb(features: boolean, runAt = false): fc.Arbitrary<TxSpec> {
   const tx = fc.record(
     {
       key: fc.constantFrom('k0', 'k1', 'k2'),
@@ -114,10 +62,21 @@ function txArb(features: boolean): fc.Arbitrary<TxSpec> {
     { weight: 2, arbitrary: fc.constant(0) },
     fc.integer({ min: 1, max: 3_000 }),
   );
+  if (runAt) return fc.tuple(tx, deferralArb).map(([t, d]) => ({ ...t, ...d }));
   return fc.tuple(tx, delay).map(([t, delayMs]) => (delayMs ? { ...t, delayMs } : t));
 }
 
-function commandArb(scenarioMs: number, features: boolean): fc.Arbitrary<Command> {
+/**
+ * A seed's deferral for `runAtScenarioArb`: none, a `delayMs`, or a `runAt` from a second
+ * before the run began (past: runnable at once) to well after its last command.
+ */
+const deferralArb: fc.Arbitrary<Pick<TxSpec, 'delayMs' | 'runAt'>> = fc.oneof(
+  { weight: 2, arbitrary: fc.constant({}) },
+  fc.integer({ min: 1, max: 3_000 }).map((delayMs) => ({ delayMs })),
+  { weight: 2, arbitrary: fc.integer({ min: -1_000, max: 10_000 }).map((runAt) => ({ runAt })) },
+);
+
+function commandArb(scenarioMs: number, features: boolean, runAt: boolean): fc.Arbitrary<Command> {
   const at = fc.integer({ min: 0, max: scenarioMs });
   const engineIx = fc.integer({ min: 0, max: 2 });
   return fc.oneof(
@@ -127,7 +86,7 @@ function commandArb(scenarioMs: number, features: boolean): fc.Arbitrary<Command
         at,
         kind: fc.constant('seed' as const),
         many: fc.boolean(),
-        txs: fc.array(txArb(features), { minLength: 1, maxLength: 3 }),
+        txs: fc.array(txArb(features, runAt), { minLength: 1, maxLength: 3 }),
       }),
     },
     {
@@ -176,7 +135,8 @@ function commandArb(scenarioMs: number, features: boolean): fc.Arbitrary<Command
   );
 }
 
-const faultArb: fc.Arbitrary<FaultDecision> = fc.record({
+/** One entry of a fault plan (any call of any client). */
+export const faultArb: fc.Arbitrary<FaultDecision> = fc.record({
   gap: fc.integer({ min: 0, max: 120 }),
   delayMs: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4_000 })),
   fault: fc.constantFrom('none', 'none', 'fail', 'lose', 'hang'),
@@ -190,6 +150,8 @@ export interface ScenarioBounds {
   readonly maxEngines?: number;
   /** Steps with retries, flaky calls and timeouts, and deferred seeds (issue 25). */
   readonly features?: boolean;
+  /** Seeds deferred by `runAt` as well as `delayMs` (with `features`; a generator of its own). */
+  readonly runAt?: boolean;
 }
 
 /** Scenarios within `bounds` (defaults: 8 s, 12 commands, 3 engines). */
@@ -215,7 +177,7 @@ export function scenarios(bounds: ScenarioBounds = {}): fc.Arbitrary<Scenario> {
       )
       .map(([scanner, engines]) => engines.map((e) => ({ ...e, scanner }))),
     commands: fc
-      .array(commandArb(scenarioMs, bounds.features === true), {
+      .array(commandArb(scenarioMs, bounds.features === true, bounds.runAt === true), {
         minLength: 1,
         maxLength: bounds.maxCommands ?? 12,
       })
@@ -229,3 +191,9 @@ export const scenarioArb: fc.Arbitrary<Scenario> = scenarios();
 
 /** Scenarios whose steps retry, fail a few times, time out, and whose seeds are deferred. */
 export const featureScenarioArb: fc.Arbitrary<Scenario> = scenarios({ features: true });
+
+/**
+ * `featureScenarioArb`'s worlds whose seeds are deferred by `runAt` too (checked: no call
+ * before it is due). A generator of its own, so the stored replays of the others still hold.
+ */
+export const runAtScenarioArb: fc.Arbitrary<Scenario> = scenarios({ features: true, runAt: true });

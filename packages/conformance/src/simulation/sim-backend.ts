@@ -1,34 +1,29 @@
-import type {
-  BackendScan,
-  ClaimedRecord,
-  FateId,
-  IdRange,
-  InstanceRecord,
-  NewRecord,
-  RecordWrite,
-  Reservation,
-  ReservationFilter,
-  Status,
-  StoreBackend,
-  StoreCapabilities,
-  StoredRecord,
+import {
+  type BackendScan,
+  type ClaimedRecord,
+  type FateId,
+  FINISHED_STATUSES,
+  type IdRange,
+  type InstanceRecord,
+  type NewRecord,
+  type RecordWrite,
+  type Reservation,
+  type ReservationFilter,
+  type RunnablePosition,
+  type Status,
+  type StoreBackend,
+  type StoreCapabilities,
+  type StoredRecord,
 } from '@fate/core';
 import type { FaultSchedule } from './faults.js';
 import type { History, SimEvent } from './history.js';
 import type { SimProcess } from './process.js';
+import { SimCalls } from './sim-calls.js';
+import { SimDeletes, type SimDeletesOptions } from './sim-deletes.js';
 
-/** The error of an injected fault; the guard reports it as FATE_STORE_UNAVAILABLE. */
-export class SimFault extends Error {
-  constructor(what: string) {
-    super(`simulated fault: ${what}`);
-    this.name = 'SimFault';
-  }
-}
+export { MAX_CALLS_PER_SECOND, SimFault } from './sim-calls.js';
 
-/** More backend calls than this in one simulated second by one client is a hot loop. */
-export const MAX_CALLS_PER_SECOND = 1_500;
-
-export interface SimBackendOptions {
+export interface SimBackendOptions extends SimDeletesOptions {
   readonly process: SimProcess;
   /** Who this client is in the history (`e1`, `client`, `admin`). */
   readonly client: string;
@@ -36,14 +31,6 @@ export interface SimBackendOptions {
   readonly faults: FaultSchedule;
   /** How long a `hang` holds a reply, ms (past the liveness timeout). */
   readonly hangMs: number;
-  /**
-   * True when the inner backend applies each call synchronously when it is made (the memory
-   * backend): a record is then read and changed in one step, so what a delete removed is
-   * known exactly. Real backends: deletes are recorded without the prior status check.
-   */
-  readonly atomic: boolean;
-  /** Asked about every delete the store applies: a violation's text, or undefined. */
-  judgeDelete(id: string, before: StoredRecord | undefined, client: string): string | undefined;
 }
 
 /**
@@ -51,29 +38,57 @@ export interface SimBackendOptions {
  * never returns once it crashed, and gets the next decision of the world's fault plan.
  * Heartbeats, inserts and deletes are recorded in the history; calls are counted per
  * simulated second (a client past `MAX_CALLS_PER_SECOND` is a violation, and its further
- * calls never return, which stops the loop).
+ * calls never return, which stops the loop). The inner backend's optional operations are
+ * present exactly when it has them, so the guard takes the paths it takes in production
+ * (batched claims, the age-off index and its batched delete, counts, pages).
  */
 export class SimBackend implements StoreBackend {
   readonly #inner: StoreBackend;
   readonly #o: SimBackendOptions;
-  #second = -1;
-  #calls = 0;
-  #hot = false;
+  readonly #calls: SimCalls;
+  readonly #deletes: SimDeletes;
 
   /** The inner backend's batched claim, present exactly when it has it (engines then claim). */
   readonly claimMany?: (
     range: IdRange | undefined,
     reservations: readonly Reservation[],
   ) => Promise<ClaimedRecord[]>;
+  /** The inner backend's finish-and-claim, present exactly when it has it. */
+  readonly finishAndClaim?: NonNullable<StoreBackend['finishAndClaim']>;
+  readonly ageOffDue?: NonNullable<StoreBackend['ageOffDue']>;
+  /** Judged like every delete: what it removed must still have been finished. */
+  readonly deleteAgedOff?: NonNullable<StoreBackend['deleteAgedOff']>;
+  readonly counts?: NonNullable<StoreBackend['counts']>;
+  readonly listPage?: NonNullable<StoreBackend['listPage']>;
 
   constructor(inner: StoreBackend, options: SimBackendOptions) {
     this.#inner = inner;
     this.#o = options;
-    const { claimMany } = inner;
-    if (claimMany) {
-      this.claimMany = (range, rs) =>
-        this.#run('claimMany', () => claimMany.call(inner, range, rs));
+    this.#calls = new SimCalls(options);
+    this.#deletes = new SimDeletes(inner, options);
+    const run = <T>(op: string, call: () => Promise<T>) => this.#calls.run(op, call);
+    const { claimMany, finishAndClaim, ageOffDue, deleteAgedOff, counts, listPage } = inner;
+    if (claimMany)
+      this.claimMany = (range, rs) => run('claimMany', () => claimMany.call(inner, range, rs));
+    if (finishAndClaim) {
+      this.finishAndClaim = (id, r, change, range, rs) =>
+        run('finishAndClaim', async () => {
+          const apply = () => finishAndClaim.call(inner, id, r, change, range, rs);
+          if (change.delete) return this.#deletes.one(id, apply, (done) => done.written);
+          const done = await apply();
+          if (done.written) this.#finished(id, change);
+          return done;
+        });
     }
+    if (ageOffDue) this.ageOffDue = (q) => run('ageOffDue', () => ageOffDue.call(inner, q));
+    if (deleteAgedOff) {
+      this.deleteAgedOff = (ids, q) =>
+        run('deleteAgedOff', () =>
+          this.#deletes.batch(ids, () => deleteAgedOff.call(inner, ids, q)),
+        );
+    }
+    if (counts) this.counts = () => run('counts', () => counts.call(inner));
+    if (listPage) this.listPage = (q) => run('listPage', () => listPage.call(inner, q));
   }
 
   get capabilities(): StoreCapabilities {
@@ -93,7 +108,7 @@ export class SimBackend implements StoreBackend {
   }
 
   insert(id: FateId, record: NewRecord): Promise<boolean> {
-    return this.#run('insert', async () => {
+    return this.#calls.run('insert', async () => {
       const created = await this.#inner.insert(id, record);
       if (created) this.#o.history.add(inserted(this.#o.history, id, record));
       return created;
@@ -101,7 +116,7 @@ export class SimBackend implements StoreBackend {
   }
 
   insertMany(records: ReadonlyArray<{ id: FateId; record: NewRecord }>): Promise<boolean[]> {
-    return this.#run('insertMany', async () => {
+    return this.#calls.run('insertMany', async () => {
       const created = await this.#inner.insertMany(records);
       records.forEach((r, i) => {
         if (created[i]) this.#o.history.add(inserted(this.#o.history, r.id, r.record));
@@ -111,7 +126,7 @@ export class SimBackend implements StoreBackend {
   }
 
   read(id: FateId): Promise<StoredRecord | undefined> {
-    return this.#run('read', () => this.#inner.read(id));
+    return this.#calls.run('read', () => this.#inner.read(id));
   }
 
   tryReserve(
@@ -119,38 +134,46 @@ export class SimBackend implements StoreBackend {
     reservation: Reservation,
     start?: boolean,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    return this.#run('tryReserve', () => this.#inner.tryReserve(id, reservation, start));
+    return this.#calls.run('tryReserve', () => this.#inner.tryReserve(id, reservation, start));
+  }
+
+  /** An applied write that set a finished status: the history's `finished` (children check). */
+  #finished(id: string, change: RecordWrite): void {
+    if (!change.status || !FINISHED_STATUSES.has(change.status)) return;
+    const h = this.#o.history;
+    h.add({ t: h.now(), e: 'finished', id, status: change.status, client: this.#o.client });
   }
 
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
-    return this.#run('write', async () => {
-      if (!change.delete) return this.#inner.write(id, reservation, change);
-      // read and write are both started before either is awaited: on the memory backend
-      // each applies when called, so `before` is exactly what the delete removed
-      const reading = this.#o.atomic ? this.#inner.read(id) : Promise.resolve(undefined);
-      const writing = this.#inner.write(id, reservation, change);
-      const [before, done] = await Promise.all([reading, writing]);
-      if (done) this.#deleted(id, before);
+    return this.#calls.run('write', async () => {
+      const apply = () => this.#inner.write(id, reservation, change);
+      if (change.delete) return this.#deletes.one(id, apply, (done) => done);
+      const done = await apply();
+      if (done) this.#finished(id, change);
       return done;
     });
   }
 
   clearReservation(id: FateId, reservation: Reservation): Promise<boolean> {
-    return this.#run('clearReservation', () => this.#inner.clearReservation(id, reservation));
+    return this.#calls.run('clearReservation', () => this.#inner.clearReservation(id, reservation));
   }
 
   list(statuses?: ReadonlySet<Status>): Promise<Array<{ id: string; record: StoredRecord }>> {
-    return this.#run('list', () => this.#inner.list(statuses));
+    return this.#calls.run('list', () => this.#inner.list(statuses));
   }
 
-  scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    return this.#run('scanRunnable', () => this.#inner.scanRunnable(range, limit));
+  scanRunnable(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
+    return this.#calls.run('scanRunnable', () => this.#inner.scanRunnable(range, limit, after));
   }
 
   reservations(
     filter?: ReservationFilter,
   ): Promise<Array<{ id: string; reservation: Reservation }>> {
-    return this.#run('reservations', () => this.#inner.reservations(filter));
+    return this.#calls.run('reservations', () => this.#inner.reservations(filter));
   }
 
   async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
@@ -161,7 +184,7 @@ export class SimBackend implements StoreBackend {
     }
     let ok = false;
     try {
-      await this.#run('heartbeat', () => this.#inner.heartbeat(lockId, state, ttlMs));
+      await this.#calls.run('heartbeat', () => this.#inner.heartbeat(lockId, state, ttlMs));
       ok = true;
     } finally {
       this.#o.history.add({ t: this.#o.history.now(), e: 'beat', lockId, sent, ok, gone });
@@ -169,52 +192,13 @@ export class SimBackend implements StoreBackend {
   }
 
   instances(): Promise<InstanceRecord[]> {
-    return this.#run('instances', () => this.#inner.instances());
+    return this.#calls.run('instances', () => this.#inner.instances());
   }
 
   subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
     const p = this.#o.process;
     // a paused process hears nothing until it resumes; a dead one never again
     return this.#inner.subscribeWakeups(() => void p.gate().then(listener));
-  }
-
-  #deleted(id: string, before: StoredRecord | undefined): void {
-    const h = this.#o.history;
-    h.add({ t: h.now(), e: 'deleted', id, status: before?.status ?? '?', client: this.#o.client });
-    if (!this.#o.atomic) return;
-    const wrong = this.#o.judgeDelete(id, before, this.#o.client);
-    if (wrong) h.violation(wrong);
-  }
-
-  async #run<T>(op: string, call: () => Promise<T>): Promise<T> {
-    const p = this.#o.process;
-    await p.gate();
-    if (this.#count()) return new Promise<T>(() => undefined);
-    const d = this.#o.faults.take();
-    if (d.delayMs > 0) await new Promise((r) => setTimeout(r, d.delayMs));
-    await p.gate();
-    if (d.fault === 'fail') throw new SimFault(`${op} failed before reaching the store`);
-    const result = await call();
-    if (d.fault === 'hang') await new Promise((r) => setTimeout(r, this.#o.hangMs));
-    await p.gate();
-    if (d.fault === 'lose') throw new SimFault(`${op} applied, its reply was lost`);
-    return result;
-  }
-
-  /** Counts a call; true once this client loops hot (its calls then never return). */
-  #count(): boolean {
-    if (this.#hot) return true;
-    const second = Math.floor(this.#o.history.now() / 1_000);
-    if (second !== this.#second) {
-      this.#second = second;
-      this.#calls = 0;
-    }
-    if (++this.#calls <= MAX_CALLS_PER_SECOND) return false;
-    this.#hot = true;
-    this.#o.history.violation(
-      `hot loop: ${this.#o.client} made more than ${MAX_CALLS_PER_SECOND} backend calls in simulated second ${second}`,
-    );
-    return true;
   }
 }
 

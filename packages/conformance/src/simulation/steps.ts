@@ -25,6 +25,19 @@ export interface StepSpec {
   readonly timeoutMs?: number;
 }
 
+/** A step that is ready at once, calls for `callMs` and succeeds; `ignoresSignal` as given. */
+export function plainStep(callMs: number, ignoresSignal = false): StepSpec {
+  return {
+    readyMs: 0,
+    deferMs: 0,
+    readyThrows: false,
+    callMs,
+    throws: false,
+    ignoresSignal,
+    undoMs: 0,
+  };
+}
+
 /** What every step of one process gets: where it runs and where it records. */
 export interface SimEnv {
   readonly process: SimProcess;
@@ -38,6 +51,8 @@ export interface SimEnv {
 interface SimState {
   readonly i: number;
   readonly steps: readonly StepSpec[];
+  /** What `awaitChildren` added for the step after it: each child's outcome, by name. */
+  readonly children?: Readonly<Record<string, { readonly status: string }>>;
 }
 
 /**
@@ -86,6 +101,12 @@ export class SimStep implements Repo<SimEnv> {
     const spec = this.#spec;
     const once = `${id}:${this.#s.i}`;
     const flaky = (env.history.thrown.get(once) ?? 0) < (spec.flaky ?? 0);
+    const seen = this.#s.children;
+    if (seen) {
+      const h = env.history;
+      const statuses = Object.fromEntries(Object.entries(seen).map(([n, o]) => [n, o.status]));
+      h.add({ t: h.now(), e: 'outcomes', id, lockId: env.lockId(), seen: statuses });
+    }
     await this.#timed(
       id,
       env,
@@ -96,7 +117,8 @@ export class SimStep implements Repo<SimEnv> {
       spec.throws || flaky,
     );
     const next = this.#s.i + 1;
-    return next < this.#s.steps.length ? new SimStep({ ...this.#s, i: next }) : undefined;
+    const { steps } = this.#s;
+    return next < steps.length ? new SimStep({ i: next, steps }) : undefined;
   }
 
   async undo(id: FateId, env: SimEnv, context: StepContext): Promise<void> {

@@ -2,8 +2,7 @@ import { type FateId, type FatesStore, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { step, useFixture } from './context.js';
-
-const HOUR = 60 * 60 * 1_000;
+import { finish, HOUR } from './query-helpers.js';
 
 /** A finished transaction, stamped as finished `ago` ms before the store's now (or unstamped). */
 async function finished(
@@ -17,14 +16,7 @@ async function finished(
     opName: 'op',
     ...(retainMs !== undefined ? { retainMs } : {}),
   });
-  const h = await store.reserve(id);
-  await h.commit([
-    { op: 'setStatus', status },
-    ...(ago !== undefined
-      ? [{ op: 'setInfo' as const, key: 'ageOff' as const, value: store.now() - ago }]
-      : []),
-    { op: 'unreserve' },
-  ]);
+  await finish(store, id, status, ago);
   return id;
 }
 
@@ -100,6 +92,33 @@ export function ageOffTests(target: ConformanceTarget): void {
       const after = await ctx.store.read(id);
       expect(after.status).toBe(Status.SUBMITTED);
       expect(after.reservation).toBeUndefined();
+    });
+
+    it('never deletes a transaction finished again or reserved after the sweep found it due', async () => {
+      const { store: sweeper, faults } = await ctx.faultyClient();
+      const again = await finished(ctx.store, Status.SUCCESSFUL, 2 * HOUR);
+      const taken = await finished(ctx.store, Status.FAILED, 2 * HOUR);
+      // Both were due when the sweep listed them; before it deletes, one is finished again
+      // (a fresh stamp) and the other is reserved by another client.
+      let holder: Awaited<ReturnType<FatesStore['reserve']>> | undefined;
+      const race = async () => {
+        if (holder) return;
+        holder = await ctx.store.reserve(taken);
+        const h = await ctx.store.reserve(again);
+        await h.commit([
+          { op: 'setInfo', key: 'ageOff', value: ctx.store.now() },
+          { op: 'unreserve' },
+        ]);
+      };
+      // once the sweep has its candidates (from the index, or the guard's full read), before
+      // it reserves or deletes any (it reserves several at once)
+      faults.after('ageOffDue', race);
+      faults.after('list', race);
+      expect((await sweeper.ageOff({ retentionMs: HOUR })).deleted).toBe(0);
+      expect(holder).toBeDefined();
+      expect((await ctx.store.read(again)).status).toBe(Status.SUCCESSFUL);
+      expect((await ctx.store.read(taken)).status).toBe(Status.FAILED);
+      await holder?.unreserve();
     });
 
     it('refuses a bad retention or seed retainMs and changes nothing', async () => {

@@ -12,14 +12,14 @@ import type { ConformanceTarget } from '../fixture.js';
 import { eventually, mapLimit, rejection, step, useFixture, withBackend } from './context.js';
 
 /** Enough injected faults to outlast every repeat the guard makes of one call. */
-const ALWAYS = 10;
+export const ALWAYS = 10;
 
-const sorted = (ids: readonly string[]) => [...ids].sort();
-const slots = (lockId: string, n: number): Reservation[] =>
+export const sorted = (ids: readonly string[]) => [...ids].sort();
+export const slots = (lockId: string, n: number): Reservation[] =>
   Array.from({ length: n }, () => ({ lockId, uuid: randomUUID() }));
 
 /** Seeds `n` one-step transactions; their ids, sorted. */
-async function seeded(store: FatesStore, n: number): Promise<FateId[]> {
+export async function seeded(store: FatesStore, n: number): Promise<FateId[]> {
   const results = await store.seedMany(
     Array.from({ length: n }, (_, i) => ({ step: step('s', i), opName: 'op' })),
   );
@@ -199,7 +199,8 @@ export function claimTests(target: ConformanceTarget): void {
 
     it('claims one by one through the guard when the backend cannot claim many', async () => {
       const faults = new FaultyBackend(ctx.fixture.backend());
-      (faults as { claimMany?: unknown }).claimMany = undefined;
+      // an own property hides the wrapper's getter: this backend cannot claim many
+      Object.defineProperty(faults, 'claimMany', { value: undefined });
       const store = await createFatesStore(faults);
       try {
         expect(store.batchedClaims).toBe(false);

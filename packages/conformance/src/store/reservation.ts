@@ -123,6 +123,7 @@ export function reservationTests(target: ConformanceTarget): void {
       const fresh = await ctx.store.create();
       const h = await ctx.store.tryReserve(submitted.id, { start: true });
       expect(await h?.getStatus()).toBe(Status.IN_PROGRESS);
+      expect(h?.startedNow, 'this reservation started it: nothing of it has run').toBe(true);
       const view = await ctx.store.read(submitted.id);
       expect(view.status).toBe(Status.IN_PROGRESS);
       expect(view.stack).toEqual([step()]);

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FatesStore } from '../contract/fates-store.js';
 import type { StepRegistry } from '../step.js';
-import type { FatesStore } from '../store/fates-store.js';
 
 /** What the engine's own child steps need from the engine running them. */
 export interface ChildScope {

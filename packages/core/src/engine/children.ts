@@ -1,10 +1,11 @@
+import type { FatesStore } from '../contract/fates-store.js';
+import { checkPriority } from '../contract/priority.js';
+import type { TxError } from '../contract/types.js';
 import { FateError, FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import { type FateId, keyedFateId } from '../ids.js';
 import type { JsonValue } from '../json.js';
 import { FINISHED_STATUSES, Status } from '../status.js';
 import type { Repo, StepData, StepType } from '../step.js';
-import type { FatesStore } from '../store/fates-store.js';
-import type { TxError } from '../store/types.js';
 import { currentScope } from './child-scope.js';
 import { cancel } from './client-calls.js';
 
@@ -13,6 +14,8 @@ export interface ChildSpec {
   readonly name: string;
   readonly opName: string;
   readonly step: Repo<never> | Repo<unknown>;
+  /** Its priority (-5..5); absent: the parent's, as stored when the children are seeded. */
+  readonly priority?: number;
 }
 
 /** How a child ended, as the parent's next step sees it (in its state, under `children`). */
@@ -45,6 +48,7 @@ interface SeedState extends Omit<WaitState, 'children'> {
     readonly name: string;
     readonly opName: string;
     readonly step: StepData;
+    readonly priority?: number;
   }>;
 }
 
@@ -76,7 +80,12 @@ export function awaitChildren<Env>(
   if (!Number.isSafeInteger(recheckMs) || recheckMs < 1)
     throw invalidArgument('recheckMs must be an integer >= 1');
   return new SeedChildren({
-    children: children.map((c) => ({ name: c.name, opName: c.opName, step: data(c.step) })),
+    children: children.map((c) => ({
+      name: c.name,
+      opName: c.opName,
+      step: data(c.step),
+      ...(c.priority !== undefined ? { priority: checkPriority(c.priority) } : {}),
+    })),
     next: data(next),
     continueOnFailure: options.continueOnFailure === true,
     recheckMs,
@@ -96,10 +105,15 @@ class SeedChildren implements Repo<unknown> {
   }
   async call(id: FateId): Promise<Repo<unknown>> {
     const { store, wake } = currentScope();
+    // children inherit the parent's priority unless their spec names one
+    const inherited = this.s.children.some((c) => c.priority === undefined)
+      ? (await store.read(id)).priority
+      : 0;
     const seeded = await store.seedMany(
       this.s.children.map((c) => ({
         step: c.step,
         opName: c.opName,
+        priority: c.priority ?? inherited,
         key: childKey(id, c.name),
         internal: { kind: 'child', parent: id, name: c.name },
       })),

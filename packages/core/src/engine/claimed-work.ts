@@ -1,5 +1,5 @@
+import type { FateStore } from '../contract/fate-store.js';
 import { Status } from '../status.js';
-import type { FateStore } from '../store/fate-store.js';
 
 /** A transaction reserved to run before a worker took it (claimed by the work finder). */
 export interface ClaimedWork {

@@ -1,8 +1,8 @@
+import type { FatesStore } from '../contract/fates-store.js';
+import type { FateView } from '../contract/types.js';
 import { FateError, FateErrorCode } from '../errors.js';
 import { type FateId, parseFateId } from '../ids.js';
 import { FINISHED_STATUSES, Status } from '../status.js';
-import type { FatesStore } from '../store/fates-store.js';
-import type { FateView } from '../store/types.js';
 import type { FateResult, WaitOptions } from './fate-types.js';
 
 /** How often the shared poller reads the awaited transactions, ms: from quick to patient. */

@@ -1,7 +1,7 @@
+import type { TxError } from '../contract/types.js';
 import type { FateId, FateKey } from '../ids.js';
 import type { JsonValue } from '../json.js';
 import type { Status } from '../status.js';
-import type { TxError } from '../store/types.js';
 
 export interface SeedOptions {
   readonly opName: string;
@@ -18,6 +18,12 @@ export interface SeedOptions {
    * this client's estimate of the store's clock (`store.now()`). Not with `delayMs`.
    */
   readonly runAt?: number | Date;
+  /**
+   * -5..5, default 0: within its partition an engine takes higher priorities first, and
+   * every fourth read of its finder goes on through the whole partition so lower ones are
+   * never starved (`contract/priority.ts`). Fixed at the seed.
+   */
+  readonly priority?: number;
 }
 
 /** How a transaction ended, as `waitForCompletion` reports it. */

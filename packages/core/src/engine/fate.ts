@@ -1,16 +1,16 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { FateView, SeedResult } from '../contract/types.js';
 import { FateError, FateErrorCode, invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
 import type { Repo } from '../step.js';
-import type { FateView, SeedResult } from '../store/types.js';
+import { claimOption } from './batched-claim.js';
 import { childStepTypes } from './children.js';
-import { cancel, deleteTransaction } from './client-calls.js';
+import { cancel, checkSeedOptions, deleteTransaction, seedRequests } from './client-calls.js';
 import { Completions } from './completions.js';
 import type { FateEvents } from './events.js';
 import type { FateResult, SeedOptions, WaitOptions } from './fate-types.js';
 import { FlowMetrics } from './flow-metrics.js';
 import { Lease } from './lease.js';
-import { type FateLogger, throttled } from './logger.js';
+import { throttled } from './logger.js';
 import { Membership } from './membership.js';
 import { FateMetrics } from './metrics.js';
 import { OpLimits } from './op-limits.js';
@@ -18,9 +18,11 @@ import { type FateOptions, type ResolvedFateOptions, resolveFateOptions } from '
 import { PoolWatch } from './pool-watch.js';
 import type { PoolStats } from './pools.js';
 import { membershipGroup } from './pools.js';
+import { recordEvent } from './record-event.js';
 import type { ScheduleOptions, StepFactory } from './schedule-types.js';
 import { Schedules } from './schedules.js';
-import { WorkFinder, type WorkFinderOptions } from './work-finder.js';
+import { WorkFinder } from './work-finder.js';
+import { drainWorkers } from './worker-drain.js';
 import { Workers } from './workers.js';
 
 export type { FateResult, SeedOptions, WaitOptions };
@@ -46,6 +48,7 @@ export class Fate<Env = unknown> {
   readonly #watch: PoolWatch;
   readonly #completions: Completions;
   readonly #schedules: Schedules<Env>;
+  readonly #flow: FlowMetrics;
   #state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
   #unsubscribe: (() => Promise<void>) | undefined;
 
@@ -63,10 +66,9 @@ export class Fate<Env = unknown> {
     this.#o = Object.freeze({
       ...resolved,
       logger,
-      // Warnings always reach the logger, and events the metrics, whatever the caller's
-      // own event handler does.
+      // warnings always reach the logger and events the metrics, whatever the caller's does
       onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => {
-        record(metrics, logger, type, event);
+        recordEvent(metrics, logger, type, event);
         if (type === 'finished') this.#completions.finished((event as FateEvents['finished']).id);
         onEvent(type, event);
       },
@@ -84,6 +86,7 @@ export class Fate<Env = unknown> {
     });
     const stopping = () => this.#state !== 'running';
     const flow = new FlowMetrics(this.#o.meterProvider, this.#o.store.instanceId);
+    this.#flow = flow;
     const limits = new OpLimits(this.#o.limits, this.#o.store, flow);
     for (const t of childStepTypes)
       if (!this.#o.steps.has(t.type)) this.#o.steps.register(t as never);
@@ -133,22 +136,12 @@ export class Fate<Env = unknown> {
       backoffMaxMs: this.#o.backoffMaxMs,
       pageSize: Math.max(64, 4 * this.#o.workers),
       onEvent: this.#o.onEvent,
-      ...this.#claimOption(),
+      ...claimOption(this.#o, this.#workers[0]),
     });
-  }
-
-  /**
-   * Claims (one store call reserving a batch for the idle workers) when the store claims
-   * many natively and this engine has one pool for every op over range partitions: a
-   * claim cannot filter by op or by hash.
-   */
-  #claimOption(): Pick<WorkFinderOptions, 'claim'> {
-    const { pools, store, scanner } = this.#o;
-    const [only] = pools.all;
-    const workers = this.#workers[0];
-    if (!store.batchedClaims || pools.all.length !== 1 || !only || only.ops || !workers) return {};
-    if (scanner.strategy !== 'range') return {};
-    return { claim: { queue: only.queue, signal: () => workers.runSignal } };
+    // finish and claim next (opt-in): a worker's finishing write claims from the finder's
+    // range (none unless the finder claims: one pool for every op, range partitions)
+    const [workers] = this.#workers;
+    if (workers && this.#o.claimOnFinish) workers.nextClaim = () => this.#finder.claimScope();
   }
 
   /** This instance's id in the store. */
@@ -201,20 +194,9 @@ export class Fate<Env = unknown> {
     items: ReadonlyArray<SeedOptions & { readonly step: Repo<Env> }>,
   ): Promise<SeedResult[]> {
     if (!Array.isArray(items)) throw invalidArgument('seedMany needs an array');
-    const results = await this.#o.store.seedMany(
-      items.map((item) => {
-        const options = checkSeedOptions(item);
-        return {
-          step: this.#o.steps.serialize(options.step),
-          opName: options.opName,
-          ...(options.key ? { key: options.key } : {}),
-          ...(options.autoClean ? { autoClean: true } : {}),
-          ...(options.retainMs !== undefined ? { retainMs: options.retainMs } : {}),
-          ...(options.delayMs !== undefined ? { delayMs: options.delayMs } : {}),
-          ...(options.runAt !== undefined ? { runAt: options.runAt } : {}),
-        };
-      }),
-    );
+    const [requests, now] = [seedRequests(this.#o.steps, items), this.#o.store.now()];
+    const results = await this.#o.store.seedMany(requests); // deferrals judged as of `now`
+    this.#flow.seedsDeferred(requests, results, now);
     if (results.some((r) => r.created)) this.#finder.wake();
     return results;
   }
@@ -260,48 +242,9 @@ export class Fate<Env = unknown> {
     await this.#unsubscribe?.().catch(() => undefined);
     this.#o.pools.close();
     await this.#finder.stop();
-    const finished = Promise.all(this.#workers.map((w) => w.done())).then(() => true);
-    if (!(await Promise.race([finished, sleep(timeoutMs, false, { ref: false })]))) {
-      this.#o.onEvent('warning', {
-        message: `shutdown: steps still running after ${timeoutMs} ms; their signals are aborted`,
-        error: undefined,
-      });
-      for (const w of this.#workers) w.abortAll(`shutdown ran out of time (${timeoutMs} ms)`, true);
-      await finished;
-    }
-    await this.#membership
-      .stop()
-      .catch((error) =>
-        this.#o.onEvent('warning', { message: 'leaving membership failed', error }),
-      );
+    await drainWorkers(this.#workers, timeoutMs, this.#o.onEvent);
+    const warn = (error: unknown) => ({ message: 'leaving membership failed', error });
+    await this.#membership.stop().catch((e) => this.#o.onEvent('warning', warn(e)));
     this.#state = 'stopped';
   }
-}
-
-/** What an engine event means for the logs and the metrics. */
-function record<K extends keyof FateEvents>(
-  metrics: FateMetrics,
-  logger: FateLogger,
-  type: K,
-  event: FateEvents[K],
-): void {
-  if (type === 'warning') {
-    const e = event as FateEvents['warning'];
-    metrics.warned();
-    logger.warn({ ...(e.id ? { id: e.id } : {}), ...(e.error ? { err: e.error } : {}) }, e.message);
-  } else if (type === 'scan') {
-    const e = event as FateEvents['scan'];
-    metrics.scanned(e.strategy, e.itemsRead, e.ms / 1_000);
-  } else if (type === 'recovered') {
-    metrics.recovered((event as FateEvents['recovered']).count);
-  } else if (type === 'finished') {
-    metrics.finished((event as FateEvents['finished']).status);
-  }
-}
-
-function checkSeedOptions<T extends SeedOptions>(options: T): T {
-  if (typeof options !== 'object' || options === null) {
-    throw invalidArgument('seed needs options with an opName');
-  }
-  return options;
 }

@@ -1,12 +1,18 @@
 import { type Counter, type MeterProvider, metrics } from '@opentelemetry/api';
+import type { SeedRequest, SeedResult } from '../contract/types.js';
+import { seedDeferMs } from '../guard/seed-deferral.js';
 
-/** Metrics of schedules, cluster-wide op limits and child transactions (OpenTelemetry API; no-op without an SDK). */
+/**
+ * Metrics of schedules, cluster-wide op limits, child transactions and deferred seeds
+ * (OpenTelemetry API; no-op without an SDK).
+ */
 export class FlowMetrics {
   readonly #seeded: Counter;
   readonly #skipped: Counter;
   readonly #waits: Counter;
   readonly #acquired: Counter;
   readonly #woken: Counter;
+  readonly #deferred: Counter;
   readonly #instance: string;
 
   constructor(provider: MeterProvider | undefined, instanceId: string) {
@@ -26,6 +32,10 @@ export class FlowMetrics {
     });
     this.#woken = meter.createCounter('fate.children.woken', {
       description: 'Parked parents woken by a child this engine finished',
+    });
+    this.#deferred = meter.createCounter('fate.seeds.deferred', {
+      description:
+        'Transactions seeded deferred (delayMs, or a runAt not yet past), by op and kind',
     });
   }
 
@@ -47,5 +57,26 @@ export class FlowMetrics {
 
   limitAcquired(op: string): void {
     this.#acquired.add(1, { 'fate.instance': this.#instance, 'fate.op': op });
+  }
+
+  /**
+   * Counts the seeds of `requests` that created a transaction stored deferred: a `delayMs`
+   * above 0 or a `runAt` after `now` (this client's estimate of the store's clock when it
+   * sent them). A keyed repeat that found its transaction writes nothing and is not counted.
+   */
+  seedsDeferred(
+    requests: readonly SeedRequest[],
+    results: readonly SeedResult[],
+    now: number,
+  ): void {
+    requests.forEach((r, i) => {
+      if (!results[i]?.created || seedDeferMs(r, now) === 0) return;
+      const kind = r.delayMs !== undefined ? 'delayMs' : 'runAt';
+      this.#deferred.add(1, {
+        'fate.instance': this.#instance,
+        'fate.op': r.opName,
+        'fate.deferral': kind,
+      });
+    });
   }
 }

@@ -1,7 +1,7 @@
+import type { FatesStore } from '../contract/fates-store.js';
 import { FateError, FateErrorCode } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
-import type { FatesStore } from '../store/fates-store.js';
 
 /**
  * Submits records seeded `held` (NEW): each is reserved, and set SUBMITTED in one fenced

@@ -1,11 +1,13 @@
+import type { FatesStore } from '../contract/fates-store.js';
+import type { PoolLoad } from '../contract/liveness-types.js';
 import type { FateId } from '../ids.js';
 import { type PartitionData, partitionRange } from '../partition.js';
-import type { FatesStore } from '../store/fates-store.js';
-import type { PoolLoad } from '../store/types.js';
+import { AgeOffSweep } from './age-off-sweep.js';
 import type { FateEvents } from './events.js';
 import type { Lease } from './lease.js';
 import type { FateLogger } from './logger.js';
 import type { PartitionSource } from './options.js';
+import { samePartition } from './same-partition.js';
 
 export interface MembershipOptions {
   readonly store: FatesStore;
@@ -45,13 +47,13 @@ export class Membership {
   #first = false;
   #lastCheck = Number.NEGATIVE_INFINITY;
   #lastReconcile = performance.now();
-  #lastAgeOff = Number.NEGATIVE_INFINITY;
-  #ageOff: Promise<void> | undefined;
+  readonly #ageOff: AgeOffSweep;
   #running = false;
   #tick: Promise<void> = Promise.resolve();
 
   constructor(options: MembershipOptions) {
     this.#o = options;
+    this.#ageOff = new AgeOffSweep(options.store, options.ageOff, options.onEvent);
   }
 
   async start(): Promise<void> {
@@ -85,7 +87,7 @@ export class Membership {
     this.#running = false;
     clearTimeout(this.#timer);
     await this.#tick;
-    await this.#ageOff;
+    await this.#ageOff.running;
     this.#o.lease.stop();
     await this.#o.store.unregisterInstance();
   }
@@ -131,12 +133,7 @@ export class Membership {
         const cleared = await store.clearDeadReservations(range, { sweepStrays: true });
         if (cleared.length > 0) this.#recovered(cleared.map((c) => c.id));
       }
-      if (this.#first && !this.#ageOff && now - this.#lastAgeOff >= this.#o.ageOff.everyMs) {
-        this.#lastAgeOff = now;
-        this.#ageOff = this.#sweepAgeOff().finally(() => {
-          this.#ageOff = undefined;
-        });
-      }
+      if (this.#first) this.#ageOff.due(now);
       if (now - this.#lastReconcile >= this.#o.reconcileMs) {
         this.#lastReconcile = now;
         const orphans = await store.releaseOrphans();
@@ -153,18 +150,6 @@ export class Membership {
     }
   }
 
-  /** Off the heartbeat's path: a sweep lists every finished transaction. */
-  async #sweepAgeOff(): Promise<void> {
-    try {
-      const { deleted, stamped } = await this.#o.store.ageOff({
-        retentionMs: this.#o.ageOff.retentionMs,
-      });
-      if (deleted + stamped > 0) this.#o.onEvent('agedOff', { deleted, stamped });
-    } catch (error) {
-      this.#warn('age-off sweep failed', error);
-    }
-  }
-
   #recovered(ids: FateId[]): void {
     this.#o.onEvent('recovered', { count: ids.length, ids });
     this.#o.onRecovered(ids);
@@ -173,8 +158,4 @@ export class Membership {
   #warn(message: string, error: unknown): void {
     this.#o.onEvent('warning', { message, error });
   }
-}
-
-function samePartition(a: PartitionData | undefined, b: PartitionData | undefined): boolean {
-  return a?.partition === b?.partition && a?.total === b?.total;
 }

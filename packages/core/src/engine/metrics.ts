@@ -6,8 +6,8 @@ import {
   metrics,
   type ObservableResult,
 } from '@opentelemetry/api';
+import type { FatesStore } from '../contract/fates-store.js';
 import { Status } from '../status.js';
-import type { FatesStore } from '../store/fates-store.js';
 import type { Pools } from './pools.js';
 
 /** How long the transaction counts read from the store are reused, ms. */
@@ -47,7 +47,7 @@ export class FateMetrics {
     const base: Attributes = { 'fate.instance': instanceId };
     const with_ = (a: Attributes) => ({ ...base, ...a });
     this.#stepsStarted = meter.createCounter('fate.steps.started', {
-      description: 'Step calls started, by step type',
+      description: 'Step calls and undos started, by step type and transaction priority',
     });
     this.#stepsCompleted = meter.createCounter('fate.steps.completed', {
       description: 'Step calls that returned (outcome ok) or threw (outcome error), by step type',
@@ -105,10 +105,14 @@ export class FateMetrics {
 
   readonly #base: Attributes;
 
-  stepStarted(type: string): void {
+  /** A step call or undo began, by step type and its transaction's priority. */
+  stepStarted(type: string, priority: number): void {
     this.#stepsStarted.add(
       1,
-      this.#attributes(type, () => ({ 'fate.step_type': type })),
+      this.#attributes(`${type}\u0000priority\u0000${priority}`, () => ({
+        'fate.step_type': type,
+        'fate.priority': priority,
+      })),
     );
   }
 

@@ -1,8 +1,8 @@
+import type { FateStore } from '../contract/fate-store.js';
+import type { FatesStore } from '../contract/fates-store.js';
 import { FateErrorCode, invalidArgument, isFateError } from '../errors.js';
 import { type FateId, keyedFateId } from '../ids.js';
 import { RUNNABLE_STATUSES, Status } from '../status.js';
-import type { FateStore } from '../store/fate-store.js';
-import type { FatesStore } from '../store/fates-store.js';
 import type { FlowMetrics } from './flow-metrics.js';
 
 /** A cluster-wide limit of one op, enforced through the store for every engine at once. */

@@ -1,9 +1,9 @@
+import type { FatesStore } from '../contract/fates-store.js';
+import type { SeedRequest } from '../contract/types.js';
 import { isFateError } from '../errors.js';
 import { type FateId, type FateKey, keyedFateId } from '../ids.js';
 import { Status } from '../status.js';
 import type { StepRegistry } from '../step.js';
-import type { FatesStore } from '../store/fates-store.js';
-import type { SeedRequest } from '../store/types.js';
 import { internalState, submitHeld } from './held-records.js';
 import { type CompiledSchedule, dueTimes } from './schedule-types.js';
 

@@ -1,7 +1,7 @@
+import type { FatesStore } from '../contract/fates-store.js';
 import { invalidArgument } from '../errors.js';
 import type { FateId } from '../ids.js';
 import type { StepRegistry } from '../step.js';
-import type { FatesStore } from '../store/fates-store.js';
 import type { FlowMetrics } from './flow-metrics.js';
 import { scheduleTick } from './schedule-tick.js';
 import {

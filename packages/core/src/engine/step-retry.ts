@@ -1,7 +1,7 @@
+import type { FateStore } from '../contract/fate-store.js';
+import type { TxError, TxRetry } from '../contract/types.js';
 import { FateErrorCode, isFateError } from '../errors.js';
 import type { Repo } from '../step.js';
-import type { FateStore } from '../store/fate-store.js';
-import type { TxError, TxRetry } from '../store/types.js';
 import { backoffMs, type ResolvedRetryPolicy, resolveRetryPolicy } from './retry-policy.js';
 import { toTxError } from './tx-error.js';
 

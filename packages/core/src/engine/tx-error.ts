@@ -1,4 +1,4 @@
-import type { TxError } from '../store/types.js';
+import type { TxError } from '../contract/types.js';
 
 /** Bounds of a recorded error: enough to debug, never enough to overflow a record. */
 const MAX_MESSAGE = 2_000;

@@ -1,5 +1,5 @@
-import type { FateStore } from '../store/fate-store.js';
-import type { TxError } from '../store/types.js';
+import type { FateStore } from '../contract/fate-store.js';
+import type { TxError } from '../contract/types.js';
 import { isStoreFault } from './store-fault.js';
 import { toTxError } from './tx-error.js';
 

@@ -1,45 +1,29 @@
+import type { RunnablePosition } from '../contract/priority.js';
+import type { IdRange, ScanResult } from '../contract/types.js';
 import type { FateId } from '../ids.js';
-import {
-  inRange,
-  type PartitionData,
-  type PartitionScanner,
-  partitionRange,
-} from '../partition.js';
-import type { FatesStore } from '../store/fates-store.js';
-import { letGo } from './claimed-work.js';
-import type { FateEvents } from './events.js';
+import { inRange, type PartitionData, partitionRange } from '../partition.js';
+import { type ClaimRoundHost, claimRound } from './batched-claim.js';
+import { FinderWake } from './finder-wake.js';
+import { type HandOutHost, handOut } from './hand-out.js';
+import { samePartition } from './same-partition.js';
 import { scanChannel, traced } from './tracing.js';
+import type { WorkFinderOptions } from './work-finder-options.js';
 import type { WorkQueue } from './work-queue.js';
 
-export interface WorkFinderOptions {
-  readonly store: FatesStore;
-  readonly scanner: PartitionScanner;
-  /** The queue of the pool that runs `op` here; undefined when this engine does not run it. */
-  readonly route: (op: string) => WorkQueue | undefined;
-  /** Every pool's queue. */
-  readonly queues: readonly WorkQueue[];
-  /** Called with ops found runnable that this engine does not run. */
-  readonly foreign: (op: string) => void;
-  readonly partition: () => Promise<PartitionData | undefined>;
-  /** False while this instance's own lease ran out: it hands out nothing then. */
-  readonly leaseValid: () => boolean;
-  readonly backoffMinMs: number;
-  readonly backoffMaxMs: number;
-  /** Ids read per scan page. */
-  readonly pageSize: number;
-  /**
-   * Set when this engine claims its work (one pool that runs every op, range partitions):
-   * the pool's queue and the signal its runs get now. The finder then claims as many
-   * runnable transactions of its range as the pool has idle workers, in one store call
-   * (`claimRunnable`), and hands them out reserved.
-   */
-  readonly claim?: { readonly queue: WorkQueue; readonly signal: () => AbortSignal };
-  readonly onEvent: <K extends keyof FateEvents>(type: K, event: FateEvents[K]) => void;
-}
+export type { WorkFinderOptions } from './work-finder-options.js';
+
+/**
+ * Of every `SWEEP_EVERY` rounds of a claiming finder, one reads the next page of its sweep
+ * instead of claiming from the top of the partition (the starvation rule, issue 25). Claims
+ * carried by finishing writes (`claimScope`) pause while a page is read and handed out.
+ */
+export const SWEEP_EVERY = 4;
 
 /**
  * The one loop per instance that looks for work (seed PR): walks its partition a page at
- * a time in id order, hands each id to its pool's bounded queue, and at the end of a sweep
+ * a time in the runnable order (higher priorities first, then id order; a sweep visits
+ * every runnable id once and then starts again at the top), hands each id to its pool's
+ * bounded queue, and at the end of a sweep
  * that found nothing backs off exponentially — never sleeping past the earliest stored
  * deferral, and cut short by `wake()`. A partition change does not send it back to the
  * start: it goes on from where it was when that is still in its range.
@@ -48,16 +32,42 @@ export class WorkFinder {
   readonly #o: WorkFinderOptions;
   #running = false;
   #loop: Promise<void> = Promise.resolve();
-  #wake: (() => void) | undefined;
-  #woken = false;
+  readonly #wait = new FinderWake();
   #stale = false;
-  /** The last id looked at in this sweep; the next page starts after it. */
-  #cursor: string | undefined;
+  /** The last place looked at in this sweep; the next page starts after it. */
+  #cursor: RunnablePosition | undefined;
+  /** Rounds of a claiming finder, for the starvation rule (`SWEEP_EVERY`). */
+  #rounds = 0;
+  /** A page of the sweep is being read or handed out: finishing writes claim nothing now. */
+  #sweeping = false;
   /** Pools whose ids this sweep left behind because they were full. */
   readonly #starved = new Set<WorkQueue>();
+  /** The partition as last read. */
+  #partition: PartitionData | undefined;
+
+  /** What a claim round and handing out a page need from this finder. */
+  readonly #claimHost: ClaimRoundHost;
+  readonly #handOutHost: HandOutHost;
 
   constructor(options: WorkFinderOptions) {
     this.#o = options;
+    this.#claimHost = {
+      store: options.store,
+      onEvent: options.onEvent,
+      handing: () => this.#running && options.leaseValid(),
+      until: async (change) => {
+        await Promise.race([change, this.#wait.wakeUp()]);
+        this.#wait.settled();
+      },
+    };
+    this.#handOutHost = {
+      route: options.route,
+      queues: options.queues,
+      foreign: options.foreign,
+      starved: this.#starved,
+      going: () => this.#running && !this.#stale,
+      wakeUp: () => this.#wait.wakeUp(),
+    };
   }
 
   start(): void {
@@ -65,10 +75,25 @@ export class WorkFinder {
     this.#loop = this.#run();
   }
 
+  /**
+   * The range a worker's finishing write may claim the next transaction from (finish and
+   * claim next): the partition's range as last read, when this finder claims and this
+   * instance's lease is valid; undefined otherwise. Undefined too while a page of the sweep
+   * is read and handed out: finishing writes claim from the top of the partition, so they
+   * pause until the page's ids all went to the queue (the starvation rule holds for them as
+   * for the finder's own claims: the workers that finish meanwhile take the page's ids).
+   */
+  claimScope(): { readonly range: IdRange | undefined } | undefined {
+    const partition = this.#partition;
+    if (!this.#o.claim || !this.#running || !partition || partition.total < 1) return undefined;
+    if (this.#sweeping) return undefined;
+    if (this.#o.scanner.strategy !== 'range' || !this.#o.leaseValid()) return undefined;
+    return { range: partitionRange(partition) };
+  }
+
   /** Look again as soon as the current page is handed out (work was seeded). */
   wake(): void {
-    this.#woken = true;
-    this.#wake?.();
+    this.#wait.wake();
   }
 
   /** The partition changed: stop handing out the current page and read it again now. */
@@ -103,7 +128,7 @@ export class WorkFinder {
     while (this.#running) {
       // A sweep reads from the start, so wake-ups before it are covered by it; those
       // during it send the finder round once more when it ends.
-      if (this.#cursor === undefined) this.#woken = false;
+      if (this.#cursor === undefined) this.#wait.woken = false;
       this.#stale = false;
       let more = false;
       // Let timers run between pages (heartbeats above all): with a store that answers
@@ -111,6 +136,7 @@ export class WorkFinder {
       await new Promise((resolve) => setImmediate(resolve));
       try {
         const partition = await this.#o.partition();
+        this.#partition = partition;
         if (partition && partition.total > 0 && this.#o.leaseValid()) {
           if (!samePartition(partition, lastPartition)) this.#keepCursorIn(partition);
           lastPartition = partition;
@@ -125,7 +151,7 @@ export class WorkFinder {
         this.#o.onEvent('warning', { message: 'work finder scan failed', error });
       }
       if (more && this.#running) continue; // the sweep goes on
-      if (foundInSweep > 0 || this.#woken) {
+      if (foundInSweep > 0 || this.#wait.woken) {
         foundInSweep = 0;
         nextDeferralAt = undefined;
         backoff = backoffMinMs;
@@ -134,8 +160,8 @@ export class WorkFinder {
       const untilDeferral =
         nextDeferralAt === undefined ? backoff : Math.max(1, nextDeferralAt - this.#o.store.now());
       nextDeferralAt = undefined;
-      await this.#sleep(Math.min(backoff, untilDeferral));
-      backoff = this.#woken
+      await this.#wait.sleep(Math.min(backoff, untilDeferral), this.#running, this.#starved);
+      backoff = this.#wait.woken
         ? backoffMinMs
         : Math.min(backoffMaxMs, Math.round(backoff * 1.5 + backoffMinMs));
     }
@@ -145,15 +171,21 @@ export class WorkFinder {
   async #page(partition: PartitionData): Promise<PageOutcome> {
     const { scanner, store, pageSize } = this.#o;
     let claimed = 0;
-    if (this.#o.claim && scanner.strategy === 'range') {
-      const outcome = await this.#claim(this.#o.claim, partition);
+    // Claims take the top of the partition (highest priority first); every SWEEP_EVERY-th
+    // round reads the next page of the sweep instead, so the sweep, which visits every
+    // runnable id once, goes on under any load and nothing lower is starved.
+    const sweepTurn = ++this.#rounds % SWEEP_EVERY === 0;
+    if (this.#o.claim && scanner.strategy === 'range' && !sweepTurn) {
+      const outcome = await claimRound(this.#claimHost, this.#o.claim, partitionRange(partition));
       if (outcome.full) return { found: outcome.found, more: outcome.wait };
       // fewer than asked: the scan below finds what else there is, and the next deferral
       claimed = outcome.found;
     }
     const options = {
       limit: pageSize,
-      ...(this.#cursor !== undefined ? { after: this.#cursor } : {}),
+      ...(this.#cursor !== undefined
+        ? { after: this.#cursor.id, afterPriority: this.#cursor.priority }
+        : {}),
     };
     const trace = {
       instanceId: store.instanceId,
@@ -161,10 +193,23 @@ export class WorkFinder {
       partition: partition.partition,
       total: partition.total,
     };
-    const scan = await traced(scanChannel, trace, () => scanner.scan(store, partition, options));
-    const found = claimed + (await this.#handOut(scan.ids, scan.ops));
+    // Finishing writes claim from the top too: no run armed from now on claims until this
+    // page was handed out, or the work they bring would keep the queue full for ever and the
+    // page's ids (the lower ones) out of it.
+    this.#sweeping = true;
+    let scan: ScanResult;
+    let found = claimed;
+    try {
+      scan = await traced(scanChannel, trace, () => scanner.scan(store, partition, options));
+      found += await handOut(this.#handOutHost, scan.ids, scan.ops);
+    } finally {
+      this.#sweeping = false;
+    }
     // A rescan reads the same place again; otherwise a full page goes on after it.
-    if (!this.#stale) this.#cursor = scan.last;
+    if (!this.#stale) {
+      this.#cursor =
+        scan.last === undefined ? undefined : { id: scan.last, priority: scan.lastPriority ?? 0 };
+    }
     this.#o.onEvent('scan', {
       partition,
       strategy: scanner.strategy,
@@ -175,105 +220,11 @@ export class WorkFinder {
     return { found, more: this.#cursor !== undefined, nextDeferralAt: scan.nextDeferralAt };
   }
 
-  /**
-   * Claims as many runnable transactions of the partition's range as the pool has idle
-   * workers and hands them out reserved; with no idle worker it waits for one (or a
-   * wake-up). `full`: the claim took all it asked for (more may be there).
-   */
-  async #claim(
-    claim: NonNullable<WorkFinderOptions['claim']>,
-    partition: PartitionData,
-  ): Promise<{ found: number; full: boolean; wait: boolean }> {
-    const { queue } = claim;
-    const idle = queue.idle - queue.queued;
-    if (idle <= 0) {
-      await Promise.race([queue.changed(), this.#wakeUp()]);
-      this.#wake = undefined;
-      return { found: 0, full: true, wait: true };
-    }
-    const signal = claim.signal(); // taken before the claim is sent, as for a reservation
-    const { claimed, refused } = await this.#o.store.claimRunnable(partitionRange(partition), {
-      limit: idle,
-    });
-    for (const { id, error } of refused) {
-      this.#o.onEvent('warning', { message: 'reserving failed', id, error });
-    }
-    let found = 0;
-    const unrun: Promise<void>[] = [];
-    for (const fate of claimed) {
-      if (this.#running && this.#o.leaseValid() && queue.offerClaimed({ fate, signal })) found++;
-      else unrun.push(letGo(fate));
-    }
-    await Promise.all(unrun); // before a shutdown goes on to leave membership
-    return { found, full: claimed.length + refused.length >= idle, wait: false };
-  }
-
-  /**
-   * Hands each id to its pool's queue, in id order per pool. A full pool does not stop the
-   * others: its ids wait while the rest are handed out, and the finder waits for room in
-   * it only while no other pool has an idle worker; then it moves on and leaves them to
-   * the next sweep. With a single pool this is plain back-pressure.
-   */
-  async #handOut(ids: readonly FateId[], ops: readonly string[]): Promise<number> {
-    let pending: Array<{ id: FateId; queue: WorkQueue }> = [];
-    ids.forEach((id, i) => {
-      const op = ops[i] ?? '';
-      const queue = this.#o.route(op);
-      if (queue) pending.push({ id, queue });
-      else this.#o.foreign(op);
-    });
-    let found = 0;
-    while (pending.length > 0 && this.#running && !this.#stale) {
-      const waiting: typeof pending = [];
-      for (const item of pending) {
-        const result = item.queue.tryOffer(item.id);
-        if (result === 'queued') found++;
-        else if (result === 'full') waiting.push(item);
-      }
-      pending = waiting;
-      const full = new Set(pending.map((p) => p.queue));
-      if (full.size === 0) break;
-      if (this.#o.queues.some((q) => !full.has(q) && q.idle > 0)) {
-        for (const q of full) this.#starved.add(q);
-        break; // other pools are hungry: go on to the next page
-      }
-      await Promise.race([...[...full].map((q) => q.changed()), this.#wakeUp()]);
-    }
-    return found;
-  }
-
   /** After a partition change, go on from the cursor if the new range still holds it. */
   #keepCursorIn(partition: PartitionData): void {
     if (this.#cursor === undefined || this.#o.scanner.strategy === 'hash') return;
     const range = partitionRange(partition);
-    if (!inRange(this.#cursor, range)) this.#cursor = undefined;
-  }
-
-  /** Resolves when the finder is woken, told to rescan, or stopped. */
-  #wakeUp(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#wake = () => {
-        this.#wake = undefined;
-        resolve();
-      };
-    });
-  }
-
-  /** Sleeps `ms`, or until woken, or until a pool left behind has room again. */
-  async #sleep(ms: number): Promise<void> {
-    if (!this.#running || this.#woken) return;
-    const starved = [...this.#starved];
-    this.#starved.clear();
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, ms);
-      }),
-      this.#wakeUp(),
-      ...starved.map((q) => q.changed()),
-    ]);
-    clearTimeout(timer);
-    this.#wake = undefined;
+    if (!inRange(this.#cursor.id, range)) this.#cursor = undefined;
   }
 }
 
@@ -281,8 +232,4 @@ interface PageOutcome {
   readonly found: number;
   readonly more: boolean;
   readonly nextDeferralAt?: number | undefined;
-}
-
-function samePartition(a: PartitionData | undefined, b: PartitionData | undefined): boolean {
-  return a?.partition === b?.partition && a?.total === b?.total;
 }

@@ -1,25 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClaimResult } from '../contract/claim-types.js';
+import type { FateStore } from '../contract/fate-store.js';
+import type { IdRange } from '../contract/types.js';
 import { FateErrorCode, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
-import type { FateStore } from '../store/fate-store.js';
 import { type ChildScope, childScope } from './child-scope.js';
 import { wakeParent } from './children.js';
 import { letGo } from './claimed-work.js';
+import { FailureBackoff } from './failure-backoff.js';
 import type { Lease } from './lease.js';
 import type { FateMetrics } from './metrics.js';
 import type { OpLimits, Pass } from './op-limits.js';
 import type { ResolvedFateOptions } from './options.js';
 import type { Pool } from './pools.js';
-import { isInterrupted, isStoreFault, type RunnerContext, runTransaction } from './runner.js';
-import { stepChannel, traced } from './tracing.js';
+import { isInterrupted, type RunnerContext, runnerContext } from './run-context.js';
+import { isStoreFault, runTransaction } from './runner.js';
 import type { WorkQueue } from './work-queue.js';
-
-/** Backoff after a run failed in a way that is neither the step's nor the store's. */
-const FIRST_RETRY_MS = 1_000;
-const MAX_RETRY_MS = 5 * 60_000;
-/** Ids whose backoff is remembered (the oldest are forgotten past this). */
-const BACKOFF_MEMORY = 10_000;
 
 /**
  * The worker pool: each worker takes an id from the queue, reserves it, runs it with a
@@ -37,12 +34,14 @@ export class Workers<Env> {
    * than the rest of a short step): aborting aborts them all, and later runs get a fresh one.
    */
   #runs = new AbortController();
-  readonly #failures = new Map<FateId, number>();
+  readonly #backoff = new FailureBackoff();
   readonly #stop = new AbortController();
   readonly #count: number;
   readonly #limits: OpLimits;
   readonly #scope: ChildScope;
   #workers: Promise<void>[] = [];
+  /** Where a finishing write may claim the next transaction from; set when the engine claims. */
+  nextClaim: (() => { readonly range: IdRange | undefined } | undefined) | undefined;
 
   constructor(
     o: ResolvedFateOptions<Env>,
@@ -59,41 +58,7 @@ export class Workers<Env> {
     this.#queue = pool.queue;
     this.#count = pool.workers;
     this.#lease = lease;
-    const instanceId = o.store.instanceId;
-    this.#ctx = {
-      env: o.env,
-      steps: o.steps,
-      idempotencyCheck: o.idempotencyCheck,
-      stopping,
-      leaseValid: () => lease.valid,
-      storeNow: () => o.store.now(),
-      runStep: async (id, type, phase, fn) => {
-        if (phase === 'call') o.onEvent('step', { id, type });
-        metrics.stepStarted(type);
-        const started = performance.now();
-        let ok = false;
-        try {
-          const value = await traced(stepChannel, { id, type, phase, instanceId }, fn);
-          ok = true;
-          return value;
-        } finally {
-          metrics.stepCompleted(type, (performance.now() - started) / 1_000, ok);
-        }
-      },
-      warn: (message, id, error) => o.onEvent('warning', { message, id, error }),
-      retries: (id) => ({
-        opPolicy: (op) => (op === undefined ? undefined : o.retry.get(op)),
-        retried: (type, attempt, deferMs, error) => {
-          metrics.retried(type);
-          o.onEvent('retry', { id, type, attempt, deferMs, error });
-        },
-        warn: (message, error) => o.onEvent('warning', { message, id, error }),
-        overdue: (type, message) => {
-          metrics.overdue(type);
-          o.onEvent('warning', { message, id, error: undefined });
-        },
-      }),
-    };
+    this.#ctx = runnerContext(o, lease, stopping, metrics);
   }
 
   start(): void {
@@ -159,13 +124,14 @@ export class Workers<Env> {
       return;
     }
     if (!pass) return; // given back deferred: its op has no free slot (cluster-wide limit)
+    const next = this.#claimNext(fate);
     let deferMs = 0;
     try {
       const parent = parentOf(await fate.getInfo('internal').catch(() => undefined));
       const outcome = await childScope.run(this.#scope, () =>
         runTransaction(this.#ctx, fate, signal),
       );
-      this.#failures.delete(id);
+      this.#backoff.succeeded(id);
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });
         if (parent) this.#wake(parent);
@@ -180,7 +146,7 @@ export class Workers<Env> {
           error,
         });
       } else {
-        deferMs = this.#nextBackoff(id);
+        deferMs = this.#backoff.next(id);
         this.#o.onEvent('warning', {
           message: `running the transaction failed unexpectedly; it is retried in ${deferMs} ms`,
           id,
@@ -191,6 +157,35 @@ export class Workers<Env> {
       await this.#settle(fate, deferMs);
       await pass.leave();
     }
+    if (next) await this.#handOut(await next.result, next.signal);
+  }
+
+  /**
+   * Finish and claim next: where the store claims with the finishing write, the write
+   * that ends this run also claims the next transaction for this worker (its signal taken
+   * now, as a claim's is before it is sent).
+   */
+  #claimNext(fate: FateStore): { result: Promise<ClaimResult>; signal: AbortSignal } | undefined {
+    const scope = this.nextClaim?.();
+    if (!scope || !this.#o.store.batchedFinish || this.#ctx.stopping()) return undefined;
+    const signal = this.#runs.signal;
+    const result = this.#o.store
+      .claimNext(fate, scope.range, { limit: 1 })
+      .catch((): ClaimResult => ({ claimed: [], refused: [] }));
+    return { result, signal };
+  }
+
+  /** Hands what the finishing write claimed to this pool's queue (let go when it cannot run). */
+  async #handOut({ claimed, refused }: ClaimResult, signal: AbortSignal): Promise<void> {
+    for (const { id, error } of refused) {
+      this.#o.onEvent('warning', { message: 'reserving failed', id, error });
+    }
+    const unrun: Promise<void>[] = [];
+    for (const fate of claimed) {
+      if (!this.#lease.valid || !this.#queue.offerClaimed({ fate, signal }))
+        unrun.push(letGo(fate));
+    }
+    await Promise.all(unrun);
   }
 
   /**
@@ -232,17 +227,6 @@ export class Workers<Env> {
         error,
       });
     });
-  }
-
-  #nextBackoff(id: FateId): number {
-    const failures = (this.#failures.get(id) ?? 0) + 1;
-    this.#failures.delete(id);
-    this.#failures.set(id, failures);
-    if (this.#failures.size > BACKOFF_MEMORY) {
-      const oldest = this.#failures.keys().next().value;
-      if (oldest !== undefined) this.#failures.delete(oldest);
-    }
-    return Math.min(FIRST_RETRY_MS * 2 ** (failures - 1), MAX_RETRY_MS);
   }
 }
 

@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { FateId } from '../ids.js';
-import { inRange } from '../partition.js';
-import { RUNNABLE_STATUSES, Status } from '../status.js';
 import type {
   BackendScan,
   InstanceRecord,
@@ -10,25 +7,30 @@ import type {
   ReservationFilter,
   StoreBackend,
   StoredRecord,
-} from '../store/backend.js';
-import type { ClaimedRecord } from '../store/backend-claims.js';
+} from '../contract/backend.js';
+import type { ClaimedRecord } from '../contract/backend-claims.js';
+import type { FinishClaimed } from '../contract/backend-finish-claims.js';
 import type {
   BackendAgeOffQuery,
   BackendCount,
   BackendListPage,
   BackendListQuery,
-} from '../store/backend-queries.js';
-import { declareCapabilities, type StoreCapabilities } from '../store/capabilities.js';
-import { sameReservation } from '../store/codec.js';
-import type { IdRange, Reservation } from '../store/types.js';
-import { firstAtOrAfter, memoryClaimMany } from './memory-claims.js';
+} from '../contract/backend-queries.js';
+import { declareCapabilities, type StoreCapabilities } from '../contract/capabilities.js';
+import type { RunnablePosition } from '../contract/priority.js';
+import type { IdRange, Reservation } from '../contract/types.js';
+import { sameReservation } from '../guard/codec.js';
+import type { FateId } from '../ids.js';
+import { Status } from '../status.js';
+import { memoryClaimMany } from './memory-claims.js';
 import {
   memoryAgeOffDue,
   memoryCounts,
   memoryDeleteAgedOff,
   memoryListPage,
 } from './memory-queries.js';
-import { type Entry, MemorySpace, nextFinished } from './memory-space.js';
+import { memoryReservations, memoryScanRunnable } from './memory-scan.js';
+import { MemorySpace, nextFinished, storedEntry } from './memory-space.js';
 
 const spaces = new Map<string, MemorySpace>();
 
@@ -42,6 +44,7 @@ export class MemoryBackend implements StoreBackend {
     sortedScan: true,
     wakeups: true,
     multiProcess: false,
+    priorities: true,
   });
   readonly #space: MemorySpace;
 
@@ -81,7 +84,16 @@ export class MemoryBackend implements StoreBackend {
     if (this.#space.records.has(id)) return false;
     const { status, stack, info, op } = record;
     const defer = deferUntil(record.deferMs ?? 0);
-    this.#space.put(id, { status, stack, info, op, reservation: null, deferUntil: defer });
+    const priority = record.priority ? { priority: record.priority } : {};
+    this.#space.put(id, {
+      status,
+      stack,
+      info,
+      op,
+      reservation: null,
+      deferUntil: defer,
+      ...priority,
+    });
     if (record.status === Status.SUBMITTED) this.#space.wakeups.emit('work');
     return true;
   }
@@ -94,7 +106,7 @@ export class MemoryBackend implements StoreBackend {
 
   async read(id: FateId): Promise<StoredRecord | undefined> {
     const r = this.#space.records.get(id);
-    return r && toStored(r);
+    return r && storedEntry(r);
   }
 
   async tryReserve(
@@ -111,7 +123,7 @@ export class MemoryBackend implements StoreBackend {
       reservation: { lockId: reservation.lockId, uuid: reservation.uuid },
     };
     this.#space.put(id, reserved);
-    return toStored({ ...reserved, status: r.status }); // the status as found
+    return storedEntry(reserved, r.status); // the status as found
   }
 
   async claimMany(
@@ -121,7 +133,25 @@ export class MemoryBackend implements StoreBackend {
     return memoryClaimMany(this.#space, range, reservations, this.now());
   }
 
+  /** Synchronous, hence one atomic step: the write, then (if it applied) the claim. */
+  async finishAndClaim(
+    id: FateId,
+    reservation: Reservation,
+    change: RecordWrite,
+    range: IdRange | undefined,
+    reservations: readonly Reservation[],
+  ): Promise<FinishClaimed> {
+    const written = this.#write(id, reservation, change);
+    const repeat = reservations.some((r) => this.#space.held.has(r.uuid));
+    if (!written && !repeat) return { written, claimed: [] };
+    return { written, claimed: memoryClaimMany(this.#space, range, reservations, this.now()) };
+  }
+
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
+    return this.#write(id, reservation, change);
+  }
+
+  #write(id: FateId, reservation: Reservation, change: RecordWrite): boolean {
     const r = this.#space.records.get(id);
     if (!r || !sameReservation(r.reservation, reservation)) return false;
     if (change.delete) {
@@ -134,6 +164,7 @@ export class MemoryBackend implements StoreBackend {
       stack: change.stack ?? r.stack,
       info: change.info ?? r.info,
       op: r.op,
+      ...(r.priority ? { priority: r.priority } : {}),
       reservation: change.release ? null : r.reservation,
       deferUntil: change.release ? deferUntil(change.release.deferMs) : r.deferUntil,
     });
@@ -151,7 +182,7 @@ export class MemoryBackend implements StoreBackend {
     const out: Array<{ id: string; record: StoredRecord }> = [];
     for (const [id, record] of this.#space.records) {
       if (!statuses || statuses.has(record.status as Status)) {
-        out.push({ id, record: toStored(record) });
+        out.push({ id, record: storedEntry(record) });
       }
     }
     return out;
@@ -173,51 +204,19 @@ export class MemoryBackend implements StoreBackend {
     return memoryListPage(this.#space, query, this.now());
   }
 
-  /** Walks the ids in order from the range's start, as a sorted store's index would. */
-  async scanRunnable(range: IdRange | undefined, limit: number): Promise<BackendScan> {
-    const now = this.now();
-    const sorted = this.#space.sortedIds();
-    const ids: string[] = [];
-    const ops: string[] = [];
-    let itemsRead = 0;
-    let nextDeferralAt: number | undefined;
-    let last: string | undefined;
-    for (let i = firstAtOrAfter(sorted, range?.start); i < sorted.length; i++) {
-      const id = sorted[i] as string;
-      if (range?.end !== undefined && id >= range.end) break;
-      const r = this.#space.records.get(id);
-      if (!r || r.reservation || !RUNNABLE_STATUSES.has(r.status as Status)) continue;
-      itemsRead++;
-      if (r.deferUntil > now) {
-        nextDeferralAt = Math.min(nextDeferralAt ?? r.deferUntil, r.deferUntil);
-        continue;
-      }
-      if (ids.length === limit) {
-        last = ids[ids.length - 1];
-        break;
-      }
-      ids.push(id);
-      ops.push(r.op);
-    }
-    return {
-      ids,
-      ops,
-      itemsRead,
-      ...(nextDeferralAt ? { nextDeferralAt } : {}),
-      ...(last !== undefined ? { last } : {}),
-    };
+  /** Walks the range in the runnable order (priority, then id), as a sorted store's levels would. */
+  async scanRunnable(
+    range: IdRange | undefined,
+    limit: number,
+    after?: RunnablePosition,
+  ): Promise<BackendScan> {
+    return memoryScanRunnable(this.#space, range, limit, after, this.now());
   }
 
   async reservations(
     filter: ReservationFilter = {},
   ): Promise<Array<{ id: string; reservation: Reservation }>> {
-    const out: Array<{ id: string; reservation: Reservation }> = [];
-    for (const [id, r] of this.#space.records) {
-      if (!r.reservation || !inRange(id, filter.range)) continue;
-      if (filter.lockId !== undefined && r.reservation.lockId !== filter.lockId) continue;
-      out.push({ id, reservation: r.reservation });
-    }
-    return out.sort((a, b) => (a.id < b.id ? -1 : 1));
+    return memoryReservations(this.#space, filter);
   }
 
   async heartbeat(lockId: string, state: string, ttlMs: number): Promise<void> {
@@ -225,13 +224,7 @@ export class MemoryBackend implements StoreBackend {
   }
 
   async instances(): Promise<InstanceRecord[]> {
-    const now = this.now();
-    const out: InstanceRecord[] = [];
-    for (const [lockId, { state, forgetAt }] of this.#space.instances) {
-      if (forgetAt <= now) this.#space.instances.delete(lockId);
-      else out.push({ lockId, state });
-    }
-    return out;
+    return this.#space.liveInstances(this.now());
   }
 
   async subscribeWakeups(listener: () => void): Promise<() => Promise<void>> {
@@ -240,16 +233,6 @@ export class MemoryBackend implements StoreBackend {
       this.#space.wakeups.off('work', listener);
     };
   }
-}
-
-function toStored(e: Entry): StoredRecord {
-  return {
-    status: e.status,
-    stack: e.stack,
-    info: e.info,
-    reservation: e.reservation,
-    deferUntil: e.deferUntil,
-  };
 }
 
 function deferUntil(deferMs: number): number {

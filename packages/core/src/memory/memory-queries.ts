@@ -4,8 +4,8 @@ import type {
   BackendListPage,
   BackendListQuery,
   BackendListRow,
-} from '../store/backend-queries.js';
-import { rowMatches } from '../store/store-queries.js';
+} from '../contract/backend-queries.js';
+import { rowMatches } from '../guard/store-queries.js';
 import type { MemorySpace } from './memory-space.js';
 
 /** Most records one `listPage` examines before it returns a short page with a cursor. */
@@ -78,6 +78,7 @@ export function memoryListPage(
       op: r.op,
       reservation: r.reservation,
       deferUntil: r.deferUntil,
+      ...(r.priority ? { priority: r.priority } : {}),
       ...(r.finished ? { finishedAt: r.finished.at } : {}),
     };
     if (rowMatches(row, q, now)) rows.push(row);

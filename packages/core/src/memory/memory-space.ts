@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
-import type { StoredRecord } from '../store/backend.js';
-import type { FinishedEntry } from '../store/backend-queries.js';
+import type { InstanceRecord, StoredRecord } from '../contract/backend.js';
+import type { FinishedEntry } from '../contract/backend-queries.js';
 
 /** A record with the op name kept beside it, as the runnable index of a real store would. */
 export type Entry = StoredRecord & {
@@ -59,6 +59,17 @@ export class MemorySpace {
 
   /** Liveness: lock id → state and the time (this process's clock) it may be forgotten. */
   readonly instances = new Map<string, { state: string; forgetAt: number }>();
+
+  /** The liveness records not yet due to be forgotten at `now`; forgets the others. */
+  liveInstances(now: number): InstanceRecord[] {
+    const out: InstanceRecord[] = [];
+    for (const [lockId, { state, forgetAt }] of this.instances) {
+      if (forgetAt <= now) this.instances.delete(lockId);
+      else out.push({ lockId, state });
+    }
+    return out;
+  }
+
   readonly wakeups = new EventEmitter();
 }
 
@@ -73,5 +84,17 @@ export function nextFinished(
   return {
     at: change.at ?? now,
     ...(change.retainMs !== undefined ? { retainMs: change.retainMs } : {}),
+  };
+}
+
+/** A stored record as a backend answers it; `status` as found when it differs from the entry's. */
+export function storedEntry(e: Entry, status: string = e.status): StoredRecord {
+  return {
+    status,
+    stack: e.stack,
+    info: e.info,
+    reservation: e.reservation,
+    deferUntil: e.deferUntil,
+    ...(e.priority ? { priority: e.priority } : {}),
   };
 }

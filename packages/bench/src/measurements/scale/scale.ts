@@ -1,18 +1,16 @@
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { type FatesStore, openStore, Status } from '@fate/core';
 import type { BenchBackend } from '../../services/backends.js';
 import { buildPostgres, buildSqlite, SPREAD_MS } from './scale-build.js';
+import { buildRedis } from './scale-build-redis.js';
+import { cli, run, timed } from './scale-timing.js';
 
 // `--mode scale`: what the periodic and admin operations cost as the store
 // grows. Per size: a store built in SQL (scale-build.ts), then each operation timed
 // through the public API, the CLI run as a process (wall time and max RSS from
 // /usr/bin/time), and an engine process draining for a while.
 
-const run = promisify(execFile);
 const WEEK = 7 * 24 * 3_600_000;
-const CLI = fileURLToPath(new URL('../../../../cli/dist/main.js', import.meta.url));
 const ENGINE = fileURLToPath(new URL('./scale-engine.js', import.meta.url));
 
 export interface ScaleRow {
@@ -34,34 +32,6 @@ export interface ScaleRow {
   engine: { txPerS: number; rssStartMb: number; rssMaxMb: number; finished: number };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-
-async function timed<T>(fn: () => Promise<T>, times = 5): Promise<{ ms: number; last: T }> {
-  const ms: number[] = [];
-  let last: T | undefined;
-  for (let i = 0; i < times; i++) {
-    const t = performance.now();
-    last = await fn();
-    ms.push(performance.now() - t);
-  }
-  return { ms: median(ms), last: last as T };
-}
-
-/** Runs the CLI once as a process: wall ms and max RSS (MB). */
-async function cli(args: string[]): Promise<{ ms: number; rssMb: number }> {
-  const t = performance.now();
-  const { stderr } = await run(
-    '/usr/bin/time',
-    ['-f', 'RSSKB %M', process.execPath, CLI, ...args],
-    {
-      maxBuffer: 64 * 1024 * 1024,
-    },
-  );
-  const ms = performance.now() - t;
-  const kb = Number(/RSSKB (\d+)/.exec(stderr)?.[1] ?? Number.NaN);
-  return { ms: Math.round(ms), rssMb: Math.round(kb / 1024) };
-}
-
 /** A 1/8 partition's runnable ids, a page of 1,000 at a time. */
 async function scanPartition(store: FatesStore) {
   const range = { start: '20000000', end: '40000000' };
@@ -77,6 +47,31 @@ async function scanPartition(store: FatesStore) {
     after = page.last;
   }
   return { ms: performance.now() - t, pages, ids };
+}
+
+/** The built store, read back through the API: every row counted, a page and its records read. */
+async function checkBuilt(store: FatesStore, size: number): Promise<void> {
+  const counts = await store.counts();
+  const submitted = Math.floor(size / 10);
+  const expected = { total: size, SUBMITTED: submitted, SUCCESSFUL: size - submitted };
+  const got = {
+    total: counts.total,
+    SUBMITTED: counts.byStatus.SUBMITTED,
+    SUCCESSFUL: counts.byStatus.SUCCESSFUL,
+  };
+  if (JSON.stringify(got) !== JSON.stringify(expected)) {
+    throw new Error(`built store counts ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
+  }
+  const page = await store.listPage({ limit: 20 });
+  for (const row of page.rows) {
+    const tx = await store.read(row.id);
+    const stamp = tx.info.ageOff;
+    const ok =
+      tx.status === Status.SUBMITTED
+        ? tx.stack.length === 1 && stamp === undefined
+        : tx.status === Status.SUCCESSFUL && tx.stack.length === 0 && typeof stamp === 'number';
+    if (!ok || tx.status !== row.status) throw new Error(`built record ${row.id} reads wrong`);
+  }
 }
 
 export async function benchScale(
@@ -100,11 +95,13 @@ export async function benchScale(
         url.searchParams.delete('schema');
         url.searchParams.delete('poolSize');
         await buildPostgres(url.href.replace(/^postgres:/, 'postgresql:'), schema, size, builtAt);
-      } else throw new Error(`--mode scale builds SQLite and PostgreSQL stores only`);
+      } else if (backend.name === 'redis') await buildRedis(ns.url, size, builtAt);
+      else throw new Error(`--mode scale builds SQLite, PostgreSQL and Redis stores only`);
       const buildS = (performance.now() - t0) / 1_000;
       progress(`  ${backend.name} ${size}: built in ${buildS.toFixed(1)} s`);
       const store = await openStore(ns.url, { instanceId: 'scale-bench' });
       try {
+        await checkBuilt(store, size);
         const seed = await timed(async () => {
           const requests = Array.from({ length: 5_000 }, () => ({
             step: { type: 'bench-noop', state: { left: 1 } },
@@ -124,7 +121,7 @@ export async function benchScale(
         const cliList = await cli(['list', '--limit', '100', '--store', ns.url]);
         // 1% of the store due: the oldest 1/90 of the finished 90%, by the store's clock.
         const due = Math.round(size / 100);
-        const retentionMs = Math.round(SPREAD_MS * (1 - 1 / 90)) + (store.now() - builtAt);
+        const retentionMs = Math.round(SPREAD_MS * (1 - 1 / 90) + (store.now() - builtAt));
         const ageOffDue = await timed(() => store.ageOff({ retentionMs, limit: due }), 1);
         progress(
           `  ${backend.name} ${size}: age-off ${ageOffDue.last.deleted} due in ${ageOffDue.ms.toFixed(0)} ms`,

@@ -50,11 +50,4 @@ export const live = (src: string, content: Html): Html =>
 export const notice = (kind: 'error' | 'ok' | 'note', text: string | Html): Html =>
   html`<p class="notice ${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${text}</p>`;
 
-/** `redis://user:secret@h` → `redis://user:***@h`; `password=x` parameters too. */
-export function redactUrl(url: string): string {
-  return url
-    .replace(/(\/\/[^/:@]*):[^@/]*@/, '$1:***@')
-    .replace(/([?&](?:password|pass|token|secret)=)[^&]*/gi, '$1***');
-}
-
 export { Html };

@@ -1,5 +1,6 @@
 import { type FateId, isFateId } from '@fate/core';
 import { duration } from '../../admin/format.js';
+import { INTERNAL_LABEL, isInternalOp } from '../../admin/internal-record.js';
 import { ROW_STATUSES, type RowStatus } from '../../admin/row-status.js';
 import { clip } from '../clip.js';
 import { type Html, html } from '../html.js';
@@ -124,7 +125,7 @@ export async function txList(ctx: UiContext, p: ListParams): Promise<Html> {
   const now = ctx.store.now();
   const rows = page.rows.map(
     (r) => html`<tr data-id="${r.id}"><td><a href="/tx/${r.id}"><code>${r.id}</code></a></td>
-<td>${statusBadge(r.shown)}</td><td>${clip(r.opName ?? '-', 80)}</td><td>${clip(r.top ?? '-', 80)}</td>
+<td>${statusBadge(r.shown)}</td><td>${clip(r.opName ?? '-', 80)}${internalMark(r.opName)}</td><td>${clip(r.top ?? '-', 80)}</td>
 <td class="num">${r.stackDepth ?? ''}</td><td>${holderCell(r.reservation, holders)}</td>
 <td>${deferral(r.deferUntil, now)}</td><td>${r.created === undefined ? '-' : duration(now - r.created)}</td>
 <td class="corrupt">${r.corrupt ? clip(r.corrupt, 200) : ''}</td></tr>`,
@@ -133,4 +134,10 @@ export async function txList(ctx: UiContext, p: ListParams): Promise<Html> {
 <tbody>${rows}</tbody></table>
 <p class="paging">${page.rows.length} shown${p.after ? html` after <code>${p.after}</code> · <a href="${href(p, {})}">first page</a>` : ''}
 ${page.next ? html` · <a rel="next" href="${href(p, { after: page.next as FateId })}">next page →</a>` : html` · last page`}</p>`;
+}
+
+/** Marks one of the engine's own records (NEW by design, never run) as `fate show` labels it. */
+function internalMark(opName: string | undefined): Html | string {
+  if (!isInternalOp(opName)) return '';
+  return html` <span class="internal" data-internal title="internal: one of fate's own records, NEW by design and never run">${INTERNAL_LABEL}</span>`;
 }

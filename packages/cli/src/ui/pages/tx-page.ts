@@ -2,11 +2,14 @@ import {
   FateErrorCode,
   type FateId,
   type FateView,
+  FINISHED_STATUSES,
   isFateError,
   Status,
   type TxError,
 } from '@fate/core';
-import { duration } from '../../admin/format.js';
+import { duration, priorityText } from '../../admin/format.js';
+import { describeInternal, INTERNAL_LABEL } from '../../admin/internal-record.js';
+import { retryErrorText, retrySummary } from '../../admin/retry-lines.js';
 import { clip, preview } from '../clip.js';
 import { type Html, html } from '../html.js';
 import type { UiContext } from '../ui-context.js';
@@ -48,14 +51,18 @@ export async function txDetails(ctx: UiContext, id: FateId, read: TxRead): Promi
   const now = ctx.store.now();
   const holders = byLockId(await ctx.store.instanceRecords());
   const undo = info.error?.undoErrors ?? [];
+  const internal = describeInternal(info.internal);
   return html`<table class="fields"><tbody>
 ${row('status', statusBadge(view.status))}
 ${row('op', clip(info.opName ?? '-', 200))}
+${row('priority', priorityText(view.priority))}
 ${row('created', info.created === undefined ? '-' : `${new Date(info.created).toISOString()} (${duration(now - info.created)} ago)`)}
 ${info.key ? row('key', `${clip(info.key.type, 200)} ${preview(info.key.key, 500)}`) : ''}
 ${info.autoClean ? row('auto-clean', 'yes: deleted once it finishes') : ''}
+${internal ? row(INTERNAL_LABEL, clip(internal, 1_000)) : ''}
 ${row('holder', reservation ? html`${holderCell(reservation, holders)}, reservation <code>${reservation.uuid}</code>` : 'none')}
 ${row('deferred', view.deferUntil > now ? `until ${new Date(view.deferUntil).toISOString()} (in ${duration(view.deferUntil - now)})` : 'no')}
+${row('retries', retries(view, now))}
 ${row('return value', info.returnValue === undefined ? 'none' : html`<code>${preview(info.returnValue)}</code>`)}
 </tbody></table>
 <h2>Steps, newest first (${stack.length})</h2>
@@ -64,11 +71,28 @@ ${
     ? html`<p class="muted">empty</p>`
     : html`<ol class="steps" reversed>${[...stack].reverse().map((s) => html`<li><strong>${clip(s.type, 200)}</strong> <code class="state">${preview(s.state)}</code></li>`)}</ol>`
 }
+${retryErrors(view)}
 <h2>Error</h2>
 ${info.error ? errorBlock(info.error) : html`<p class="muted">none</p>`}
 <h2>Undo errors (${undo.length})</h2>
 ${undo.length === 0 ? html`<p class="muted">none</p>` : html`<ol>${undo.slice(0, 20).map((e) => html`<li>${errorBlock(e)}</li>`)}</ol>`}
 `;
+}
+
+/** What `fate show` prints for retries: the step, its attempts, and when the next one is due. */
+function retries(view: FateView, now: number): string {
+  const retry = view.info.retry;
+  if (!retry) return 'none';
+  const waiting = view.deferUntil > now && !FINISHED_STATUSES.has(view.status);
+  return `${clip(retrySummary(retry), 500)}${waiting ? `; next attempt in ${duration(view.deferUntil - now)} (${new Date(view.deferUntil).toISOString()})` : ''}`;
+}
+
+/** The last errors kept of the retried step, oldest first. */
+function retryErrors(view: FateView): Html | string {
+  const errors = view.info.retry?.errors ?? [];
+  if (errors.length === 0) return '';
+  return html`<h2>Last errors of the retried step, oldest first (${errors.length})</h2>
+<ol class="retry-errors">${errors.slice(0, 20).map((e) => html`<li>${clip(retryErrorText(e), 2_000)}</li>`)}</ol>`;
 }
 
 /** `Name: message`, a few frames of its stack, and its cause chain. */

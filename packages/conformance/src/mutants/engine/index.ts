@@ -1,6 +1,7 @@
 import type { FateStore } from '@fate/core';
 import { type EngineMutant, handles, overriding, repos } from './engine-mutant.js';
 import { finishMutants } from './finish-mutants.js';
+import { gateMutants } from './gate-mutants.js';
 import { runMutants } from './run-mutants.js';
 import { schedulingMutants } from './scheduling-mutants.js';
 import { statusMutants } from './status-mutants.js';
@@ -35,11 +36,12 @@ const wrappedUnchanged: EngineMutant = {
   },
 };
 
-/** Every engine mutant (promises 61–76 of `mutants/README.md`), then the control. */
+/** Every engine mutant (promises 61–79 of `mutants/README.md`), then the control. */
 export const engineMutants: readonly EngineMutant[] = [
   ...statusMutants,
   ...runMutants,
   ...finishMutants,
   ...schedulingMutants,
+  ...gateMutants,
   wrappedUnchanged,
 ];
