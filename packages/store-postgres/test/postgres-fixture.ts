@@ -16,6 +16,11 @@ export function storeUrl(serverUrl: string, params: Record<string, string>): str
   return url.href;
 }
 
+/** A session that runs one statement at a time (a client, a pool). */
+export interface AdminSession {
+  query(text: string, values?: unknown[]): Promise<pg.QueryResult>;
+}
+
 /** Runs `fn` on a connection of its own to `serverUrl`. */
 export async function withClient<T>(serverUrl: string, fn: (c: pg.Client) => Promise<T>) {
   const client = new pg.Client({ connectionString: serverUrl });
@@ -41,31 +46,36 @@ export const TEST_POOL_SIZE = '4';
  */
 export function postgresFixture(
   serverUrl: string,
-  options: { readonly schema?: string; readonly storeServer?: string } = {},
+  options: {
+    readonly schema?: string;
+    readonly storeServer?: string;
+    /** A session of its own for corrupting and reading behind the store's back. */
+    readonly admin?: AdminSession;
+  } = {},
 ): StoreFixture & { readonly url: string; readonly schema: string } {
   const schema = options.schema ?? newSchema();
   const url = storeUrl(options.storeServer ?? serverUrl, { schema, poolSize: TEST_POOL_SIZE });
+  const sql: AdminSession['query'] = (text, values) =>
+    options.admin
+      ? options.admin.query(text, values)
+      : withClient(serverUrl, (c) => c.query(text, values));
   return {
     url,
     schema,
     backend: () => createStoreBackend(url),
     async corrupt(id, field) {
       const column = ({ status: 'status', stack: 'stack', info: 'info' } as const)[field];
-      await withClient(serverUrl, (c) =>
-        c.query(`UPDATE ${schema}.transactions SET ${column} = $1 WHERE id = $2`, [
-          GARBAGE[field],
-          id,
-        ]),
-      );
+      await sql(`UPDATE ${schema}.transactions SET ${column} = $1 WHERE id = $2`, [
+        GARBAGE[field],
+        id,
+      ]);
     },
     async leftovers() {
       // data tables only: fate_meta (the schema version) is the skeleton
-      const { rows } = await withClient(serverUrl, (c) =>
-        c.query<{ row: string }>(
-          `SELECT 'transaction ' || id AS row FROM ${schema}.transactions UNION ALL SELECT 'liveness ' || lock_id FROM ${schema}.liveness`,
-        ),
+      const { rows } = await sql(
+        `SELECT 'transaction ' || id AS row FROM ${schema}.transactions UNION ALL SELECT 'liveness ' || lock_id FROM ${schema}.liveness`,
       );
-      return rows.map((r) => r.row);
+      return rows.map((r) => String(r.row));
     },
     async destroy() {
       await dropPostgresSchema(serverUrl, schema);

@@ -31,17 +31,21 @@ export async function rawClient(serviceUrl: string, credentials?: string): Promi
 /**
  * Every node below the skeleton of a chroot: the top nodes and their buckets
  * (`<chroot>/<top>/<bucket>`) are the skeleton; liveness records (`instances/l-…`) and
- * anything deeper are data.
+ * anything deeper are data. The buckets are read side by side (one session pipelines them).
  */
-async function nodesBelow(zk: ZooKeeper, path: string, depth: number): Promise<string[]> {
-  const children = await zk.get_children(path, false);
-  const out: string[] = [];
-  for (const child of children) {
-    const at = `${path}/${child}`;
-    if (depth >= 2 || (depth === 1 && path.endsWith('/instances'))) out.push(at);
-    out.push(...(await nodesBelow(zk, at, depth + 1)));
-  }
-  return out;
+export async function dataNodes(zk: ZooKeeper, chroot: string): Promise<string[]> {
+  const below = async (path: string, depth: number): Promise<string[]> => {
+    const children = await zk.get_children(path, false);
+    const nested = await Promise.all(
+      children.map(async (child) => {
+        const at = `${path}/${child}`;
+        const data = depth >= 2 || (depth === 1 && path.endsWith('/instances'));
+        return [...(data ? [at] : []), ...(await below(at, depth + 1))];
+      }),
+    );
+    return nested.flat();
+  };
+  return below(chroot, 0);
 }
 
 /** Deletes `path` and everything under it, children first; cleanup: what fails is left. */
@@ -52,11 +56,16 @@ export async function removeTree(zk: ZooKeeper, path: string): Promise<void> {
 /**
  * One conformance fixture: a fresh chroot `/fate-test-<uuid>` on the service; every
  * `backend()` is a new client with its own session; `corrupt` goes through an admin
- * backend on the same chroot; `destroy` removes the chroot. With `credentials`
+ * backend on the same chroot; `destroy` removes the chroot (with `reuse`, it hands it on:
+ * see zk-chroot-reuse.ts). With `credentials`
  * (`user:password`) every client, the raw ones included, authenticates as that identity.
  */
-export async function zkFixture(serviceUrl: string, credentials?: string): Promise<StoreFixture> {
-  const chroot = `/fate-test-${randomUUID()}`;
+export async function zkFixture(
+  serviceUrl: string,
+  credentials?: string,
+  reuse?: { take(): string; give(chroot: string): Promise<void> },
+): Promise<StoreFixture> {
+  const chroot = reuse ? reuse.take() : `/fate-test-${randomUUID()}`;
   const url = withCredentials(`${serviceUrl}${chroot}`, credentials);
   const admin = createStoreBackend(url);
   await admin.open();
@@ -68,13 +77,14 @@ export async function zkFixture(serviceUrl: string, credentials?: string): Promi
       // the skeleton: the top nodes and their (empty) buckets; anything else is data
       const zk = await rawClient(serviceUrl, credentials);
       try {
-        return await nodesBelow(zk, chroot, 0);
+        return await dataNodes(zk, chroot);
       } finally {
         zk.close();
       }
     },
     async destroy() {
       await admin.close();
+      if (reuse) return reuse.give(chroot);
       const zk = await rawClient(serviceUrl, credentials);
       try {
         await removeTree(zk, chroot);

@@ -23,4 +23,5 @@ export {
   startZooKeeperEnsemble,
   type ZooKeeperEnsemble,
 } from './zookeeper-ensemble.js';
+export { zooKeeperConnections } from './zookeeper-process.js';
 export { startZooKeeper, type ZooKeeperTestService } from './zookeeper-service.js';

@@ -70,6 +70,15 @@ export async function zooKeeperMode(host: string, port: number): Promise<string 
   return /^Mode: (\w+)/m.exec(await askTcp(host, port, 'srvr'))?.[1];
 }
 
+/** The client connections a server holds now (`Connections:` of `srvr`); undefined when down. */
+export async function zooKeeperConnections(
+  host: string,
+  port: number,
+): Promise<number | undefined> {
+  const found = /^Connections: (\d+)/m.exec(await askTcp(host, port, 'srvr').catch(() => ''));
+  return found ? Number(found[1]) : undefined;
+}
+
 /** True when the server serves clients. */
 export async function serving(host: string, port: number): Promise<boolean> {
   return (await zooKeeperMode(host, port)) !== undefined;
