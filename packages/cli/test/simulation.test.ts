@@ -4,6 +4,7 @@ import {
   lateInsertScenarios,
   limitScenarios,
   memoryTarget,
+  mixedScannerScenarioArb,
   priorityScenarios,
   rateLimitScenarios,
   runAtScenarioArb,
@@ -44,6 +45,7 @@ const generators = {
   lateInsertScenarios,
   childScenarios,
   priorityScenarios,
+  mixedScannerScenarioArb,
 } satisfies Record<string, fc.Arbitrary<Scenario>>;
 type GeneratorName = keyof typeof generators;
 
@@ -146,6 +148,13 @@ describe('simulation (memory backend, virtual time)', () => {
     'priorityScenarios',
     `finds no violation, and no starvation, in ${focused} runs of a steady higher-priority load`,
     focused,
+    300_000,
+  );
+
+  simulates(
+    'mixedScannerScenarioArb',
+    `finds no violation in ${Math.ceil(focused / 2)} runs with range and hash engines in one group`,
+    Math.ceil(focused / 2),
     300_000,
   );
 

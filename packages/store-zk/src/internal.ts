@@ -3,3 +3,6 @@
 
 export { ZkClient } from './zk-client.js';
 export { bucketsFor, MARKER_BUCKETS } from './zk-layout.js';
+// the index upkeep, for the mutants of packages/store-zk/test/zk-index.mutants.ts
+export { ZkReservationIndex } from './zk-reservation-index.js';
+export { ZkRunnableIndex } from './zk-runnable-index.js';

@@ -15,6 +15,7 @@ export {
   type Command,
   type EngineSpec,
   featureScenarioArb,
+  mixedScannerScenarioArb,
   runAtScenarioArb,
   SCENARIO_MS,
   type Scenario,

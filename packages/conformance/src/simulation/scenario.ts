@@ -152,6 +152,37 @@ export interface ScenarioBounds {
   readonly features?: boolean;
   /** Seeds deferred by `runAt` as well as `delayMs` (with `features`; a generator of its own). */
   readonly runAt?: boolean;
+  /** Each engine draws its own scanner, range or hash (a generator of its own). */
+  readonly mixedScanners?: boolean;
+}
+
+const engineArb = fc.record({
+  layout: fc.constantFrom('one' as const, 'two' as const),
+  workers: fc.integer({ min: 1, max: 3 }),
+});
+const scannerArb = fc.constantFrom('range' as const, 'hash' as const);
+
+/** 1–`maxEngines` engines sharing one scanner. */
+function sameScannerEnginesArb(bounds: ScenarioBounds) {
+  return fc
+    .tuple(scannerArb, fc.array(engineArb, { minLength: 1, maxLength: bounds.maxEngines ?? 3 }))
+    .map(([scanner, engines]) => engines.map((e) => ({ ...e, scanner })));
+}
+
+/** 2–`maxEngines` engines, each with its own scanner, at least one of each kind. */
+function mixedEnginesArb(bounds: ScenarioBounds) {
+  return fc
+    .array(fc.record({ engine: engineArb, scanner: scannerArb }), {
+      minLength: 2,
+      maxLength: Math.max(2, bounds.maxEngines ?? 3),
+    })
+    .map((drawn) =>
+      drawn.map(({ engine, scanner }, i) => ({
+        ...engine,
+        // the first two differ, so every world mixes them
+        scanner: i === 0 ? ('range' as const) : i === 1 ? ('hash' as const) : scanner,
+      })),
+    );
 }
 
 /** Scenarios within `bounds` (defaults: 8 s, 12 commands, 3 engines). */
@@ -162,20 +193,10 @@ export function scenarios(bounds: ScenarioBounds = {}): fc.Arbitrary<Scenario> {
     livenessTimeoutMs: fc.constantFrom(1_000, 2_000, 3_000),
     retentionMs: fc.constantFrom(0, 1_000, 60_000),
     ageOffCheckMs: fc.constantFrom(500, 2_000, 10_000),
-    // one scanner for every engine: engines of one group scanning with different scanners
-    // strand work neither partition covers (found by this simulation; see REGRESSIONS.md)
-    engines: fc
-      .tuple(
-        fc.constantFrom('range' as const, 'hash' as const),
-        fc.array(
-          fc.record({
-            layout: fc.constantFrom('one' as const, 'two' as const),
-            workers: fc.integer({ min: 1, max: 3 }),
-          }),
-          { minLength: 1, maxLength: bounds.maxEngines ?? 3 },
-        ),
-      )
-      .map(([scanner, engines]) => engines.map((e) => ({ ...e, scanner }))),
+    // one scanner for every engine, except in `mixedScannerScenarioArb`: engines of one
+    // group scanning with different scanners once stranded work neither partition covered
+    // (found by this simulation; see REGRESSIONS.md), so both shapes are drawn
+    engines: bounds.mixedScanners ? mixedEnginesArb(bounds) : sameScannerEnginesArb(bounds),
     commands: fc
       .array(commandArb(scenarioMs, bounds.features === true, bounds.runAt === true), {
         minLength: 1,
@@ -197,3 +218,6 @@ export const featureScenarioArb: fc.Arbitrary<Scenario> = scenarios({ features: 
  * before it is due). A generator of its own, so the stored replays of the others still hold.
  */
 export const runAtScenarioArb: fc.Arbitrary<Scenario> = scenarios({ features: true, runAt: true });
+
+/** The main scenarios with range and hash engines side by side in one group. */
+export const mixedScannerScenarioArb: fc.Arbitrary<Scenario> = scenarios({ mixedScanners: true });
