@@ -140,6 +140,25 @@ describe('Redis index hygiene', () => {
     expect(await redis.admin.smembers(shard.status(Status.SUBMITTED))).toEqual([kept]);
   });
 
+  it('never claims a reserved record a stray runnable entry names, and drops the entry', async () => {
+    const prefix = newPrefix();
+    const shard = redisKeys(prefix).shards[0];
+    if (!shard) throw new Error('no shard');
+    const backend = await redis.backend(redis.url(prefix));
+    const [held, free] = sortedIds(2) as [FateId, FateId];
+    await backend.insertMany([held, free].map((id) => ({ id, record: record('op') })));
+    const holder = { lockId: 'holder@1', uuid: 'u' };
+    expect(typeof (await backend.tryReserve(held, holder, true))).toBe('object');
+    // an entry the indexes' invariants rule out (a reserved record is in no runnable set),
+    // as a lost write or an older version could leave it: the claim reads the record first
+    await redis.admin.zadd(shard.runnable, 0, `${held}|op`);
+    const claimer = { lockId: 'claimer@1', uuid: 'c' };
+    const claimed = await backend.claimMany?.(undefined, [claimer, { ...claimer, uuid: 'd' }]);
+    expect(claimed?.map((c) => c.id)).toEqual([free]);
+    expect((await backend.read(held))?.reservation).toEqual(holder);
+    expect(await redis.admin.zrangebylex(shard.runnable, `[${held}|`, `(${held}|\xff`)).toEqual([]);
+  });
+
   it('drops status entries of lost records when listing', async () => {
     const prefix = newPrefix();
     const shard = redisKeys(prefix).shards[0];
