@@ -35,7 +35,7 @@ const children = Number(process.env.FATE_SIM_CHILDREN ?? 60);
 const target = { ...memoryTarget, admin: cliAdmin };
 // `npm test` (and CI) runs each generator from a fixed seed, the seeds of a clean CI run
 // (2026-12-02): the same runs every time, so CI is reproducible. FATE_SIM_RANDOM=1 draws
-// new seeds, for the long runs that search (one found the open hot loop in REGRESSIONS.md).
+// new seeds, for the long runs that search (one found the shutdown hot loop in REGRESSIONS.md).
 const random = process.env.FATE_SIM_RANDOM === '1';
 const FIXED_SEEDS: Record<string, number> = {
   scenarioArb: 507143638,

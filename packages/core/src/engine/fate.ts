@@ -238,10 +238,14 @@ export class Fate<Env = unknown> {
     if (this.#state !== 'running') return;
     this.#state = 'stopping';
     this.#watch.stop();
-    await this.#schedules.stop();
-    await this.#unsubscribe?.().catch(() => undefined);
+    // Taking work stops first, at once: a schedule tick may wait out a slow or lost reply,
+    // and a finder still claiming meanwhile hands each claim to a worker that gives it back
+    // at once (stopping), to be claimed again — a hot loop (REGRESSIONS.md, 2026-12-02).
     this.#o.pools.close();
+    const schedules = this.#schedules.stop();
     await this.#finder.stop();
+    await schedules;
+    await this.#unsubscribe?.().catch(() => undefined);
     await drainWorkers(this.#workers, timeoutMs, this.#o.onEvent);
     const warn = (error: unknown) => ({ message: 'leaving membership failed', error });
     await this.#membership.stop().catch((e) => this.#o.onEvent('warning', warn(e)));
