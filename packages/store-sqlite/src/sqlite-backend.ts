@@ -121,7 +121,7 @@ export class SqliteBackend implements StoreBackend {
     reservation: Reservation,
     start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    return this.#run('tryReserve', ({ statements }) =>
+    return this.#grouped('tryReserve', ({ statements }) =>
       reserveOne(statements, id, reservation, start),
     );
   }
@@ -140,18 +140,18 @@ export class SqliteBackend implements StoreBackend {
     range: IdRange | undefined,
     reservations: readonly Reservation[],
   ): Promise<FinishClaimed> {
-    return this.#run('finishAndClaim', ({ finishClaim, notifier }) => {
+    return this.#grouped('finishAndClaim', ({ finishClaim }, wake) => {
       const done = finishClaim(id, reservation, change, range, reservations);
-      if (done.written && releasesRunnable(change)) notifier.notify();
+      if (done.written && releasesRunnable(change)) wake();
       return done;
     });
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
-    return this.#run('write', ({ statements: s, notifier }) => {
+    return this.#grouped('write', ({ statements: s }, wake) => {
       if (change.delete) return s.remove.run(fence(id, reservation)).changes === 1;
       const written = s.write.run(writeArgs(id, reservation, change)).changes === 1;
-      if (written && releasesRunnable(change)) notifier.notify();
+      if (written && releasesRunnable(change)) wake();
       return written;
     });
   }
@@ -227,6 +227,19 @@ export class SqliteBackend implements StoreBackend {
       throw new FateError(FateErrorCode.CLOSED, `SQLite store ${this.config.path} is not open`);
     }
     return this.#connection;
+  }
+
+  /**
+   * Runs a fenced write with the others of this turn of the event loop, in one transaction
+   * (`GroupCommit`); maps errors.
+   */
+  async #grouped<T>(what: string, fn: (connection: Connection, wake: () => void) => T): Promise<T> {
+    try {
+      const connection = this.#open();
+      return await connection.group.submit((wake) => fn(connection, wake));
+    } catch (err) {
+      throw toStoreError(err, what, { path: this.config.path, opening: false });
+    }
   }
 
   /**

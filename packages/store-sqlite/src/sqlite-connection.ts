@@ -7,6 +7,7 @@ import type { ResolvedSqliteConfig } from './sqlite-config.js';
 import { toStoreError } from './sqlite-errors.js';
 import { prepareFile } from './sqlite-file.js';
 import { prepareFinishClaims, type SqliteFinishClaim } from './sqlite-finish-claims.js';
+import { GroupCommit } from './sqlite-group-commit.js';
 import { insertOne } from './sqlite-insert.js';
 import { migrate } from './sqlite-migrations.js';
 import type { WakeupNotifier } from './sqlite-notify.js';
@@ -29,6 +30,8 @@ export interface Connection {
   readonly notifier: WakeupNotifier;
   /** Watches it for this client's subscribers. */
   readonly wakeups: SqliteWakeups;
+  /** The fenced writes of one turn of the event loop, committed together. */
+  readonly group: GroupCommit;
 }
 
 /** Opens the file (creating it when the config says so), sets it up and prepares its statements. */
@@ -48,7 +51,9 @@ export async function openConnection(
     if (!create) requireStore(opened, path);
     const connected = await retryBusy(() => connect(opened), busyTimeoutMs);
     // After the schema: a file that is no database leaves no wake-up file behind.
-    return { ...connected, ...openWakeups(path) };
+    const wakeups = openWakeups(path);
+    const group = new GroupCommit(opened, busyTimeoutMs, () => wakeups.notifier.notify());
+    return { ...connected, ...wakeups, group };
   } catch (err) {
     database?.close();
     throw toStoreError(err, 'opening', { path, opening: true });
@@ -57,6 +62,7 @@ export async function openConnection(
 
 /** Flushes a pending wake-up, stops watching, closes the file. */
 export async function closeConnection(connection: Connection): Promise<void> {
+  await connection.group.drain();
   connection.notifier.flush();
   await connection.wakeups.close();
   connection.database.close();
@@ -66,7 +72,7 @@ export async function closeConnection(connection: Connection): Promise<void> {
 const WAL_CHECKPOINT_PAGES = 10_000;
 
 /** Sets the connection up (WAL, schema) and prepares what it runs. Safe to repeat. */
-function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wakeups'> {
+function connect(database: Database.Database): Omit<Connection, 'notifier' | 'wakeups' | 'group'> {
   // WAL: readers never block the writer nor each other. NORMAL is durable against
   // process crashes in WAL mode (an OS crash may lose the last commits, never corrupt).
   database.pragma('journal_mode = WAL');

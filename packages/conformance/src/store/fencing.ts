@@ -80,5 +80,45 @@ export function fencingTests(target: ConformanceTarget): void {
       expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
       expect(await ctx.store.tryReserve(id)).toBeDefined();
     });
+
+    it('keeps each fence and answer of writes sent together: a stale one fails alone', async () => {
+      // Backends may commit the writes one client sends in one turn together (SQLite's
+      // group commit): a fenced-off write must fail alone and its neighbours apply, each
+      // answered as if sent alone. One client sends them all, its stale handle among them.
+      const c = await ctx.client({ livenessTimeoutMs: 300 });
+      await c.registerInstance();
+      const lost = await ctx.store.create();
+      const old = await c.reserve(lost);
+      await eventually(
+        'the holder is dead',
+        async () => !(await ctx.store.isAlive(c.instanceId)),
+        5_000,
+      );
+      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      const fresh = await c.reserve(lost, { timeoutMs: 1_000 });
+      const ids = await Promise.all(Array.from({ length: 8 }, () => ctx.store.create()));
+      const handles = await Promise.all(ids.map((id) => c.reserve(id)));
+      const results = await Promise.allSettled([
+        ...handles.slice(0, 2).map((h, i) => h.push(step(`w${i}`))),
+        old.push(step('stale')),
+        ...handles.slice(2).map((h, i) => h.push(step(`w${i + 2}`))),
+      ]);
+      expect(results.map((r) => r.status)).toEqual([
+        ...Array(2).fill('fulfilled'),
+        'rejected',
+        ...Array(6).fill('fulfilled'),
+      ]);
+      expect(((results[2] as PromiseRejectedResult).reason as { code?: string }).code).toBe(
+        'FATE_NOT_RESERVED',
+      );
+      for (const [i, id] of ids.entries()) {
+        expect((await ctx.store.read(id)).stack).toEqual([step(`w${i}`)]);
+      }
+      expect((await ctx.store.read(lost)).stack).toEqual([]);
+      // and together again: every handle releases in one turn, the fresh handle's write beside them
+      await Promise.all([...handles.map((h) => h.unreserve()), fresh.push(step('mine'))]);
+      for (const id of ids) expect((await ctx.store.read(id)).reservation).toBeUndefined();
+      expect((await ctx.store.read(lost)).stack).toEqual([step('mine')]);
+    });
   });
 }
