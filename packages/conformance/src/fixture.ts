@@ -40,3 +40,15 @@ export interface ConformanceTarget {
   readonly name: string;
   factory(): Promise<StoreFixture>;
 }
+
+/**
+ * `factory` with its fixtures' `url` and `backendModule` dropped, so the cases that start
+ * child processes skip: for Stryker's runs (docs/mutation.md), whose children would load
+ * `dist/`, not the mutated sources.
+ */
+export function inProcessOnly(factory: () => Promise<StoreFixture>): () => Promise<StoreFixture> {
+  return async () => {
+    const { url: _url, backendModule: _module, ...fixture } = await factory();
+    return fixture;
+  };
+}

@@ -53,7 +53,7 @@ export {
   FaultyBackend,
   InjectedFault,
 } from './faults/faulty-backend.js';
-export type { ConformanceTarget, StoreFixture } from './fixture.js';
+export { type ConformanceTarget, inProcessOnly, type StoreFixture } from './fixture.js';
 export { ageOffTests } from './store/age-off.js';
 export { openClient } from './store/context.js';
 export { storeQueryTests } from './store/queries.js';
