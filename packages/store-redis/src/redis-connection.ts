@@ -81,6 +81,13 @@ export async function connect(config: ResolvedRedisConfig): Promise<Redis> {
     port: config.port,
     db: config.db,
     retryStrategy: backoff(() => ready),
+    // Group commit (issue 23): the commands of one event-loop turn (the finishing writes of
+    // many workers) go out as one pipeline, one socket write and one read of the replies;
+    // each script call keeps its own fence and reply, and a dropped link fails each on its
+    // own, as before (the guard reads back what it cannot know). Not on a Cluster client,
+    // which sends through its nodes' connections. 16 workers draining a backlog here: about
+    // a quarter less client CPU per transaction (docs/benchmarks.md).
+    enableAutoPipelining: true,
   });
   redis.on('error', (err: Error) => {
     // the first error is the cause; what follows a closed connection is its echo
