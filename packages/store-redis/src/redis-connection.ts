@@ -170,6 +170,9 @@ async function whyNot(config: ResolvedRedisConfig, seeds: readonly RedisNode[]):
 /** Closes politely when the link is up (QUIT), at once otherwise; never throws. */
 export async function disconnect(redis: RedisClient | undefined): Promise<void> {
   if (!redis) return;
+  // QUIT is never auto-pipelined: it would be written before the commands of this turn
+  // still waiting for their pipeline. A PING is, and its reply comes after theirs.
+  if (redis.status === 'ready') await redis.ping().catch(() => undefined);
   if (redis.status === 'ready') await redis.quit().catch(() => undefined);
   if (redis.status !== 'end') redis.disconnect();
 }

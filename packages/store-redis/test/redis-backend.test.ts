@@ -128,6 +128,17 @@ describe('Redis layout', () => {
     await h.commit([{ op: 'setStatus', status: Status.IN_PROGRESS }, { op: 'unreserve' }]);
     expect((await store.read(first.id)).status).toBe(Status.IN_PROGRESS);
   });
+
+  it('answers the calls sent in the turn it closes in (QUIT goes after the pipelined commands)', async () => {
+    const backend = createRedisBackend(storeUrl(newPrefix()));
+    await backend.open();
+    // auto-pipelined commands wait for the turn's pipeline; QUIT is written at once
+    const sent = [backend.heartbeat('lock-a', '{}', 10_000), backend.instances()];
+    const closed = backend.close();
+    const answers = await Promise.allSettled(sent);
+    await closed;
+    expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'fulfilled']);
+  });
 });
 
 /** A TCP relay in front of Redis that can stop forwarding, as a hung network would. */

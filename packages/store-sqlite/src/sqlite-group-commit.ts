@@ -1,3 +1,4 @@
+import { FateError, FateErrorCode } from '@fate/core';
 import type { Database } from 'better-sqlite3';
 import { isBusy, retryBusy } from './sqlite-busy.js';
 
@@ -44,8 +45,12 @@ export class GroupCommit {
     this.#wake = wake;
     // nested in the batch's transaction, better-sqlite3 makes this a SAVEPOINT
     this.#savepoint = database.transaction((run: GroupItem<unknown>, w: () => void) => run(w));
+    // An error that made SQLite roll the whole transaction back itself (SQLITE_FULL, IOERR,
+    // NOMEM) ends the batch there: the writes after it would otherwise run outside it, each
+    // committed on its own, while the batch's answer says none applied.
+    const inBatch = () => database.inTransaction;
     const batch = database.transaction((items: readonly Pending[], w: () => void) =>
-      items.map((p) => outcome(() => this.#savepoint(p.run, w))),
+      items.map((p) => outcome(() => this.#savepoint(p.run, w), inBatch)),
     );
     this.#batch = (items, w) => batch.immediate(items, w);
   }
@@ -55,8 +60,10 @@ export class GroupCommit {
     return new Promise<T>((resolve, reject) => {
       const pending = { run, resolve, reject } as Pending;
       if (this.#pending.push(pending) === 1) {
+        // one batch after the other, in the order they were sent: a batch waiting out a
+        // busy file holds the next (it would wait for the same lock anyway)
         setImmediate(() => {
-          this.#flushing = this.#flush();
+          this.#flushing = this.#flushing.then(() => this.#flush());
         });
       }
     });
@@ -79,9 +86,16 @@ export class GroupCommit {
     try {
       outcomes = await retryBusy(() => {
         woke = false;
-        if (!this.#database.open) throw new TypeError('The database connection is not open');
+        if (!this.#database.open)
+          throw new FateError(FateErrorCode.CLOSED, 'the SQLite store is closed');
         const [only] = batch;
-        if (batch.length === 1 && only) return [outcome(() => only.run(wake))];
+        if (batch.length === 1 && only)
+          return [
+            outcome(
+              () => only.run(wake),
+              () => true,
+            ),
+          ];
         return this.#batch(batch, wake);
       }, this.#busyTimeoutMs);
     } catch (error) {
@@ -97,12 +111,15 @@ export class GroupCommit {
   }
 }
 
-/** A write's outcome: its error is its own, unless the file is busy (then the batch is retried). */
-function outcome(run: () => unknown): Outcome {
+/**
+ * A write's outcome: its error is its own, unless the file is busy (the batch is retried)
+ * or the error ended the batch's transaction (`inBatch` false: the batch fails as a whole).
+ */
+function outcome(run: () => unknown, inBatch: () => boolean): Outcome {
   try {
     return { ok: true, value: run() };
   } catch (error) {
-    if (isBusy(error)) throw error;
+    if (isBusy(error) || !inBatch()) throw error;
     return { ok: false, error };
   }
 }

@@ -102,6 +102,43 @@ describe('GroupCommit', () => {
     expect(rows()).toEqual([]);
   });
 
+  it('fails the whole batch, none applied, when one write made SQLite end its transaction (disk full)', async () => {
+    row('x');
+    db.pragma('cache_size = 10'); // a big write spills to the WAL inside the transaction
+    db.pragma(`max_page_count = ${(db.pragma('page_count', { simple: true }) as number) + 40}`);
+    const big = db.prepare('INSERT INTO t (k) VALUES (?)');
+    const group = new GroupCommit(db, 1_000, () => undefined);
+    const results = await Promise.allSettled([
+      group.submit(() => row('a')),
+      group.submit(() => big.run('b'.repeat(4096 * 200)).changes), // SQLITE_FULL
+      group.submit(() => row('c')),
+      group.submit(() => row('d')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_FULL' });
+    expect(rows()).toEqual(['x']); // neither the write before it nor those after it applied
+  });
+
+  it('writes batches in the order they were sent, a busy one holding the next', async () => {
+    other.exec('BEGIN IMMEDIATE'); // another process holds the write lock
+    const group = new GroupCommit(db, 5_000, () => undefined);
+    const ran: string[] = [];
+    const write = (k: string) =>
+      group.submit(() => {
+        ran.push(k);
+        return row(k);
+      });
+    const a = write('a'); // waits out the lock between attempts
+    await new Promise((r) => setTimeout(r, 60));
+    other.exec('COMMIT');
+    const b = write('b'); // the next batch, sent while the first sleeps
+    await group.drain(); // as close does: both answered before the file closes
+    db.close();
+    expect(await Promise.all([a, b])).toEqual([1, 1]);
+    expect(ran.filter((k, i) => ran.indexOf(k) === i)).toEqual(['a', 'b']);
+    expect(rows()).toEqual(['a', 'b']);
+  });
+
   it('drains before close: a write submitted just before is answered, not lost', async () => {
     const group = new GroupCommit(db, 1_000, () => undefined);
     const write = group.submit(() => row('a'));
@@ -110,6 +147,6 @@ describe('GroupCommit', () => {
     expect(await write).toBe(1);
     expect(rows()).toEqual(['a']);
     // after close: rejected, not hung
-    await expect(group.submit(() => 1)).rejects.toThrow(/not open/);
+    await expect(group.submit(() => 1)).rejects.toMatchObject({ code: 'FATE_CLOSED' });
   });
 });
