@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type FateId, inRange, partitionRange } from '@fate/core';
+import { type FateId, type FatesStore, inRange, partitionRange } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { eventually, step, useFixture } from '../store/context.js';
@@ -74,17 +74,7 @@ export function straySweepTests(target: ConformanceTarget): void {
       const { id: old } = await ctx.store.seed({ step: step(), opName: 'op' });
       const { id: fresh } = await ctx.store.seed({ step: step(), opName: 'op' });
       await holder.reserve(old); // then it goes silent
-      // observations a fifth of a timeout apart count as continuous: the holder lapses, and
-      // half a timeout after that it is a stray (a slow observation starts the watch afresh)
-      const deadline = performance.now() + 10_000;
-      let lapsedSince: number | undefined;
-      while (lapsedSince === undefined || performance.now() - lapsedSince < 0.8 * timeout) {
-        if (performance.now() > deadline) throw new Error('the holder never looked lapsed');
-        const alive = await sweeper.isAlive(holder.lockId);
-        if (alive) lapsedSince = undefined;
-        else lapsedSince ??= performance.now();
-        await sleep(timeout / 5);
-      }
+      await untilStray(sweeper, holder.lockId, timeout);
       faults.after('instances', async () => {
         await holder.heartbeat(); // back: its lease runs again from here
         await holder.reserve(fresh);
@@ -92,5 +82,43 @@ export function straySweepTests(target: ConformanceTarget): void {
       await sweeper.clearDeadReservations(lower, sweep);
       expect((await ctx.store.read(fresh)).reservation?.lockId, 'its new work').toBe(holder.lockId);
     });
+
+    it('never sweeps a stray that renewed between the listing and the judging', async () => {
+      // The holder looks like a stray, its reservation is listed, and then it renews before
+      // the liveness read that judges it: that read sees it live, so what was listed stays
+      // (found by Stryker: without the re-check a holder back from a pause lost work it
+      // still ran).
+      const timeout = 500;
+      const { store: sweeper, faults } = await ctx.faultyClient({ livenessTimeoutMs: timeout });
+      const holder = await ctx.client({ livenessTimeoutMs: timeout });
+      await holder.registerInstance();
+      await sweeper.registerInstance();
+      const lower = partitionRange({ partition: 0, total: 2 });
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      await holder.reserve(id); // then it goes silent
+      await untilStray(sweeper, holder.lockId, timeout);
+      // after the share's listing, before the strays' listing and the judging read
+      faults.after('reservations', async () => {
+        await holder.heartbeat();
+      });
+      expect(await sweeper.clearDeadReservations(lower, sweep)).toEqual([]);
+      expect((await ctx.store.read(id)).reservation?.lockId, 'its work').toBe(holder.lockId);
+    });
   });
+}
+
+/**
+ * Watches `lockId` from `sweeper` until it is a stray: observations a fifth of a timeout
+ * apart count as continuous, so the holder lapses, and half a timeout after that it is a
+ * stray (a slow observation starts the watch afresh). At most 10 s.
+ */
+async function untilStray(sweeper: FatesStore, lockId: string, timeout: number): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  let lapsedSince: number | undefined;
+  while (lapsedSince === undefined || performance.now() - lapsedSince < 0.8 * timeout) {
+    if (performance.now() > deadline) throw new Error('the holder never looked lapsed');
+    if (await sweeper.isAlive(lockId)) lapsedSince = undefined;
+    else lapsedSince ??= performance.now();
+    await sleep(timeout / 5);
+  }
 }
