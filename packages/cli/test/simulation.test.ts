@@ -1,18 +1,13 @@
 import {
   childScenarios,
   featureScenarioArb,
-  lateInsertScenarios,
-  limitScenarios,
+  GENERATORS,
+  type GeneratorName,
   memoryTarget,
-  mixedScannerScenarioArb,
-  priorityScenarios,
-  rateLimitScenarios,
-  runAtScenarioArb,
   runScenario,
   type Scenario,
   scenarioArb,
   scheduleScenarios,
-  sweepScenarios,
 } from '@fate/conformance/simulation';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -51,20 +46,7 @@ const FIXED_SEEDS: Record<string, number> = {
   mixedScannerScenarioArb: 1157726883,
 };
 
-const generators = {
-  scenarioArb,
-  sweepScenarios,
-  featureScenarioArb,
-  limitScenarios,
-  runAtScenarioArb,
-  rateLimitScenarios,
-  scheduleScenarios,
-  lateInsertScenarios,
-  childScenarios,
-  priorityScenarios,
-  mixedScannerScenarioArb,
-} satisfies Record<string, fc.Arbitrary<Scenario>>;
-type GeneratorName = keyof typeof generators;
+const generators = GENERATORS;
 
 const only = process.env.FATE_SIM_GEN ?? (seed === undefined ? undefined : 'scenarioArb');
 if (only !== undefined && !(only in generators)) {

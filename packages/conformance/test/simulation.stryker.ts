@@ -5,20 +5,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  childScenarios,
-  featureScenarioArb,
-  lateInsertScenarios,
-  limitScenarios,
-  mixedScannerScenarioArb,
-  priorityScenarios,
+  GENERATORS,
+  type GeneratorName,
   REGRESSIONS,
-  rateLimitScenarios,
-  runAtScenarioArb,
   runScenario,
   type Scenario,
-  scenarioArb,
-  scheduleScenarios,
-  sweepScenarios,
 } from '../src/simulation/index.js';
 
 async function noViolation(sc: Scenario): Promise<void> {
@@ -29,21 +20,23 @@ async function noViolation(sc: Scenario): Promise<void> {
 describe('simulation under Stryker (memory backend, virtual time)', () => {
   for (const r of REGRESSIONS) it(`regression: ${r.name}`, () => noViolation(r.scenario));
 
-  const generators: Array<[string, fc.Arbitrary<Scenario>, number]> = [
-    ['scenarioArb', scenarioArb, 100],
-    ['sweepScenarios', sweepScenarios, 30],
-    ['featureScenarioArb', featureScenarioArb, 30],
-    ['limitScenarios', limitScenarios, 20],
-    ['runAtScenarioArb', runAtScenarioArb, 20],
-    ['rateLimitScenarios', rateLimitScenarios, 20],
-    ['scheduleScenarios', scheduleScenarios, 10],
-    ['lateInsertScenarios', lateInsertScenarios, 10],
-    ['childScenarios', childScenarios, 20],
-    ['priorityScenarios', priorityScenarios, 10],
-    ['mixedScannerScenarioArb', mixedScannerScenarioArb, 20],
-  ];
-  for (const [name, arb, numRuns] of generators) {
+  // runs of each generator: a surviving mutant runs every case that reaches it
+  const runs: Record<GeneratorName, number> = {
+    scenarioArb: 100,
+    sweepScenarios: 30,
+    featureScenarioArb: 30,
+    limitScenarios: 20,
+    runAtScenarioArb: 20,
+    rateLimitScenarios: 20,
+    scheduleScenarios: 10,
+    lateInsertScenarios: 10,
+    childScenarios: 20,
+    priorityScenarios: 10,
+    mixedScannerScenarioArb: 20,
+  };
+  for (const [name, numRuns] of Object.entries(runs) as Array<[GeneratorName, number]>) {
     it(`${numRuns} runs of ${name}`, async () => {
+      const arb: fc.Arbitrary<Scenario> = GENERATORS[name];
       const details = await fc.check(fc.asyncProperty(arb, noViolation), { numRuns, seed: 2_026 });
       expect(details.failed, String(details.errorInstance)).toBe(false);
     });

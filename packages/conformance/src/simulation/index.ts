@@ -2,6 +2,7 @@ export { type AdminOps, coreAdmin } from './admin.js';
 export { CHILD_RECHECK_MS, checkChildren, childrenWithin, childScenarios } from './children.js';
 export { type CallFault, type FaultDecision, FaultSchedule } from './faults.js';
 export { ageOffScenarios, sweepScenarios } from './focused.js';
+export { GENERATORS, type GeneratorName } from './generators.js';
 export { History, type SimEvent } from './history.js';
 export { checkHistory, type FinalRecord } from './invariants.js';
 export { checkLimit, limitScenarios, rateLimitScenarios } from './limits.js';
