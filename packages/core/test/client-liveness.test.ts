@@ -27,3 +27,80 @@ describe('liveness records for people', () => {
     }
   });
 });
+
+/** A memory backend whose store clock the test sets. */
+class ClockedBackend extends MemoryBackend {
+  static at = 1_000_000;
+  override now(): number {
+    return ClockedBackend.at;
+  }
+}
+
+describe('liveness records as people read them', () => {
+  it('shows each field of a live, a lapsed and a gone holder, ordered by lock id', async () => {
+    const space = `records-${Math.random()}`;
+    const open = (instanceId: string, livenessTimeoutMs: number) =>
+      createFatesStore(new ClockedBackend(space), { instanceId, livenessTimeoutMs });
+    const reader = await open('reader', 3_000);
+    const live = await open('b-live', 2_000);
+    const lapsed = await open('a-lapsed', 1_000);
+    const gone = await open('c-gone', 5_000);
+    try {
+      await live.registerInstance({
+        group: 'g1',
+        load: () => [{ name: 'default', workers: 4, busy: 3, idle: 1, queued: 7 }],
+      });
+      await lapsed.registerInstance();
+      await gone.registerInstance({ group: 'g2' });
+      ClockedBackend.at += 400;
+      await gone.close();
+      ClockedBackend.at += 1_100;
+      await live.heartbeat();
+      ClockedBackend.at += 250;
+      const records = await reader.instanceRecords();
+      expect(records).toEqual([
+        {
+          lockId: lapsed.lockId,
+          instanceId: 'a-lapsed',
+          gone: false,
+          timeoutMs: 1_000,
+          lastHeartbeatMsAgo: 1_750,
+          current: false,
+        },
+        {
+          lockId: live.lockId,
+          instanceId: 'b-live',
+          group: 'g1',
+          gone: false,
+          timeoutMs: 2_000,
+          lastHeartbeatMsAgo: 250,
+          current: true,
+          pools: [{ name: 'default', workers: 4, busy: 3, idle: 1, queued: 7 }],
+        },
+        ...records.filter((r) => r.instanceId === 'c-gone'),
+      ]);
+      // a clean close leaves at most its tombstone: gone, never current
+      for (const r of records.filter((x) => x.instanceId === 'c-gone')) {
+        expect(r).toMatchObject({ lockId: gone.lockId, gone: true, current: false });
+      }
+      // the boundary: a heartbeat exactly its timeout ago is no longer current; a record
+      // past its housekeeping ttl (3 timeouts) is gone from the listing
+      ClockedBackend.at += 1_750;
+      const later = await reader.instanceRecords();
+      expect(later.map((r) => r.instanceId)).not.toContain('a-lapsed');
+      const edge = later.find((r) => r.instanceId === 'b-live');
+      expect(edge).toMatchObject({
+        instanceId: 'b-live',
+        lastHeartbeatMsAgo: 2_000,
+        current: false,
+      });
+      // a heartbeat stamped ahead of the reader's clock reads as just now, never negative
+      await live.heartbeat();
+      ClockedBackend.at -= 300;
+      const ahead = (await reader.instanceRecords()).find((r) => r.instanceId === 'b-live');
+      expect(ahead).toMatchObject({ lastHeartbeatMsAgo: 0, current: true });
+    } finally {
+      await Promise.all([reader, live, lapsed].map((s) => s.close()));
+    }
+  });
+});

@@ -103,12 +103,21 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
 
     // the test's own client rides the election too: a failed poll is retried until the deadline
     let done = 0;
+    // the poll's failures, kept to say in the log line what this client saw (one CI run
+    // saw its every poll fail for 30 s while the engines went on)
+    const pollErrors = new Map<string, { count: number; firstMs: number; lastMs: number }>();
     const deadline = Date.now() + 30_000;
     while (done < TXS && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250)); // a list reads every record: poll gently
       done = await client.list({ statuses: [Status.SUCCESSFUL] }).then(
         (l) => l.length,
-        () => done,
+        (err: unknown) => {
+          const key = String(err).slice(0, 160);
+          const at = Date.now() - killedAt;
+          const seen = pollErrors.get(key) ?? { count: 0, firstMs: at, lastMs: at };
+          pollErrors.set(key, { ...seen, count: seen.count + 1, lastMs: at });
+          return done;
+        },
       );
     }
     const runs = readStepRuns(log);
@@ -117,7 +126,8 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
       `ZooKeeper ensemble: leader ${leader} SIGKILLed after ${stepsAtKill} of ${3 * TXS} steps; ` +
         `server ${newLeader} led ${electionMs} ms after it; the largest gap between step starts ` +
         `was ${pause.ms} ms, from ${pause.at - killedAt} ms after the kill; ` +
-        `${runs.length - 3 * TXS} step re-runs; ${done} of ${TXS} finished`,
+        `${runs.length - 3 * TXS} step re-runs; ${done} of ${TXS} finished; the test client's ` +
+        `failed polls (ms after the kill): ${JSON.stringify([...pollErrors])}`,
     );
     expect(done === TXS ? [] : await unfinished(client, ids, log)).toEqual([]);
     expect(overlappingRuns(runs, Date.now())).toEqual([]);
