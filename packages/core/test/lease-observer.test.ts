@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { LeaseObserver } from '../src/guard/lease-observer.js';
+import {
+  decodeInstanceState,
+  encodeInstanceState,
+  type InstanceState,
+  LeaseObserver,
+  poolsOf,
+} from '../src/guard/lease-observer.js';
 
 const rec = (lockId: string, beat: number, extra: object = {}) => ({
   lockId,
@@ -83,5 +89,59 @@ describe('LeaseObserver', () => {
     o.observe([rec('b', 1, { group: '*' }), rec('a', 1)], 0);
     o.observe([rec('b', 2, { group: '*' })], 100);
     expect(o.live(100)).toEqual([{ lockId: 'b', group: '*' }]);
+  });
+});
+
+describe('a liveness record decoded for people', () => {
+  const pool = { name: 'default', workers: 4, busy: 1, idle: 3, queued: 0 };
+
+  it('decodes only an object with a numeric beat', () => {
+    expect(decodeInstanceState('{"beat":3,"group":"g","gone":true,"at":5}')).toEqual({
+      beat: 3,
+      group: 'g',
+      gone: true,
+      at: 5,
+    });
+    for (const text of ['', 'not json', 'null', '7', '"beat"', '[]', '{"beat":"3"}', '{}']) {
+      expect(decodeInstanceState(text), text).toBeUndefined();
+    }
+    expect(decodeInstanceState(encodeInstanceState({ beat: 0, timeoutMs: 9 }))).toEqual({
+      beat: 0,
+      timeoutMs: 9,
+    });
+  });
+
+  it('keeps pools only when every one has a name and four non-negative integer counts', () => {
+    expect(poolsOf(undefined)).toBeUndefined();
+    expect(poolsOf({ beat: 1 })).toBeUndefined();
+    expect(poolsOf({ beat: 1, pools: [] })).toEqual([]);
+    expect(poolsOf({ beat: 1, pools: [pool, { ...pool, name: 'b', queued: 9 }] })).toEqual([
+      pool,
+      { ...pool, name: 'b', queued: 9 },
+    ]);
+    const bad: unknown[] = [
+      'default',
+      null,
+      { ...pool, name: 7 },
+      { ...pool, workers: -1 },
+      { ...pool, busy: 1.5 },
+      { ...pool, idle: '3' },
+      { ...pool, queued: Number.MAX_SAFE_INTEGER + 1 },
+      { name: 'default', workers: 4, busy: 1, idle: 3 },
+    ];
+    for (const p of bad) {
+      const state = { beat: 1, pools: [pool, p] } as unknown as InstanceState;
+      expect(poolsOf(state), JSON.stringify(p)).toBeUndefined();
+    }
+    expect(poolsOf({ beat: 1, pools: 'x' } as unknown as InstanceState)).toBeUndefined();
+    expect(poolsOf({ beat: 1, pools: [{ ...pool, workers: 0, busy: 0, idle: 0 }] })).toHaveLength(
+      1,
+    );
+  });
+
+  it('keeps at most 32 pools', () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ ...pool, name: `p${i}` }));
+    const kept = poolsOf({ beat: 1, pools: many });
+    expect(kept).toEqual(many.slice(0, 32));
   });
 });
