@@ -2,7 +2,7 @@
 // what undoing it cancels.
 // Every backend runs the engine cases in @fate/conformance (engine/children.ts).
 import { describe, expect, it } from 'vitest';
-import { childScope } from '../src/engine/child-scope.js';
+import { BIND_SCOPE, type ScopedStep } from '../src/engine/child-scope.js';
 import { childKey, childStepTypes } from '../src/engine/children.js';
 import {
   awaitChildren,
@@ -83,16 +83,15 @@ describe('awaitChildren', () => {
       [child('waiting'), child('running')],
       new QuietStep('leaf', { leaf: true }),
     );
-    // its call seeds both children; the engine would run 'running' meanwhile
-    const wait = await childScope.run(scope, async () =>
-      step.call(parent, undefined, { signal: new AbortController().signal }),
-    );
+    // its call seeds both children; the engine would run 'running' meanwhile (the runner
+    // gives each step it runs its scope, as this test does by hand)
+    (step as unknown as ScopedStep)[BIND_SCOPE](scope);
+    const wait = await step.call(parent, undefined, { signal: new AbortController().signal });
+    (wait as unknown as ScopedStep)[BIND_SCOPE](scope);
     const [waiting, running] = ['waiting', 'running'].map((n) => keyedFateId(childKey(parent, n)));
     const held = await store.tryReserve(running as FateId, { start: true });
     await held?.unreserve();
-    await childScope.run(scope, async () =>
-      (wait as Repo).undo(parent, undefined, { signal: new AbortController().signal }),
-    );
+    await (wait as Repo).undo(parent, undefined, { signal: new AbortController().signal });
     expect((await store.read(waiting as FateId)).status).toBe(Status.FAILED);
     expect((await store.read(waiting as FateId)).info.error?.message).toBe('cancelled');
     expect((await store.read(running as FateId)).status).toBe(Status.IN_PROGRESS);

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FatesStore } from '../contract/fates-store.js';
 import type { StepRegistry } from '../step.js';
 
@@ -12,14 +11,28 @@ export interface ChildScope {
   woken(): void;
 }
 
-/**
- * The engine running the current transaction, for the child steps (`awaitChildren`), which
- * are built by user code without it: every run of a worker is inside `childScope.run`.
- */
-export const childScope = new AsyncLocalStorage<ChildScope>();
+/** The method by which a step of the engine's own is given the engine running it. */
+export const BIND_SCOPE = Symbol('fate.bindScope');
 
-export function currentScope(): ChildScope {
-  const scope = childScope.getStore();
+/** A step that needs the engine running it (the child steps of `awaitChildren`). */
+export interface ScopedStep {
+  [BIND_SCOPE](scope: ChildScope): void;
+}
+
+/**
+ * Gives `repo` the engine running it when it is one of the engine's own child steps, which
+ * user code builds without the engine (`awaitChildren`): the runner calls it on every step
+ * it rebuilds from the stack, before any of the step's methods. (An `AsyncLocalStorage`
+ * around each run did this before: it cost every promise of the process a hook, about a
+ * tenth of an engine's CPU on a backlog of no-op steps.)
+ */
+export function bindScope(repo: unknown, scope: ChildScope | undefined): void {
+  const step = repo as Partial<ScopedStep> | undefined;
+  if (scope && typeof step?.[BIND_SCOPE] === 'function') step[BIND_SCOPE](scope);
+}
+
+/** The scope a child step was given; outside an engine there is none. */
+export function scopeOf(scope: ChildScope | undefined): ChildScope {
   if (!scope) throw new Error('awaitChildren steps run only inside a Fate engine');
   return scope;
 }

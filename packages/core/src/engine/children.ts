@@ -6,7 +6,7 @@ import { type FateId, keyedFateId } from '../ids.js';
 import type { JsonValue } from '../json.js';
 import { FINISHED_STATUSES, Status } from '../status.js';
 import type { Repo, StepData, StepType } from '../step.js';
-import { currentScope } from './child-scope.js';
+import { BIND_SCOPE, type ChildScope, type ScopedStep, scopeOf } from './child-scope.js';
 import { cancel } from './client-calls.js';
 
 /** One child transaction: a name unique within its parent, its op and first step. */
@@ -97,14 +97,18 @@ function data(repo: Repo<never> | Repo<unknown>): StepData {
   return { type: repo.type, state: repo.state() };
 }
 
-class SeedChildren implements Repo<unknown> {
+class SeedChildren implements Repo<unknown>, ScopedStep {
+  #scope: ChildScope | undefined;
   readonly type = SEED;
   constructor(readonly s: SeedState) {}
+  [BIND_SCOPE](scope: ChildScope): void {
+    this.#scope = scope;
+  }
   isReady(): number {
     return 0;
   }
   async call(id: FateId): Promise<Repo<unknown>> {
-    const { store, wake } = currentScope();
+    const { store, wake } = scopeOf(this.#scope);
     // children inherit the parent's priority unless their spec names one
     const inherited = this.s.children.some((c) => c.priority === undefined)
       ? (await store.read(id)).priority
@@ -124,18 +128,22 @@ class SeedChildren implements Repo<unknown> {
   }
   undo(id: FateId): Promise<void> {
     const ids = this.s.children.map((c) => keyedFateId(childKey(id, c.name)));
-    return cancelUnstarted(currentScope().store, ids);
+    return cancelUnstarted(scopeOf(this.#scope).store, ids);
   }
   state(): JsonValue {
     return this.s as unknown as JsonValue;
   }
 }
 
-class WaitForChildren implements Repo<unknown> {
+class WaitForChildren implements Repo<unknown>, ScopedStep {
+  #scope: ChildScope | undefined;
   readonly type = WAIT;
   constructor(readonly s: WaitState) {}
+  [BIND_SCOPE](scope: ChildScope): void {
+    this.#scope = scope;
+  }
   async isReady(): Promise<number> {
-    const { store } = currentScope();
+    const { store } = scopeOf(this.#scope);
     for (const c of this.s.children) {
       const { status } = await store.read(c.id);
       if (!FINISHED_STATUSES.has(status) && status !== Status.UNKNOWN) return this.s.recheckMs;
@@ -143,7 +151,7 @@ class WaitForChildren implements Repo<unknown> {
     return 0;
   }
   async call(): Promise<Repo<unknown>> {
-    const { store, steps } = currentScope();
+    const { store, steps } = scopeOf(this.#scope);
     const outcomes: Record<string, ChildOutcome> = {};
     for (const c of this.s.children) {
       const v = await store.read(c.id);
@@ -172,7 +180,7 @@ class WaitForChildren implements Repo<unknown> {
   }
   undo(): Promise<void> {
     return cancelUnstarted(
-      currentScope().store,
+      scopeOf(this.#scope).store,
       this.s.children.map((c) => c.id),
     );
   }

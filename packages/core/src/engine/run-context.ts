@@ -1,6 +1,7 @@
 import type { FateId } from '../ids.js';
 import type { Status } from '../status.js';
 import type { StepRegistry } from '../step.js';
+import type { ChildScope } from './child-scope.js';
 import type { Lease } from './lease.js';
 import type { FateMetrics } from './metrics.js';
 import type { ResolvedFateOptions } from './options.js';
@@ -11,6 +12,8 @@ import { stepChannel, traced } from './tracing.js';
 export interface RunnerContext<Env> {
   readonly env: Env;
   readonly steps: StepRegistry<Env>;
+  /** Given to the engine's own child steps as the runner rebuilds them. */
+  readonly children?: ChildScope;
   readonly idempotencyCheck: boolean;
   /** True once shutdown began: stop between steps, never fail because of it. */
   stopping(): boolean;
@@ -47,11 +50,13 @@ export function runnerContext<Env>(
   lease: Lease,
   stopping: () => boolean,
   metrics: FateMetrics,
+  children?: ChildScope,
 ): RunnerContext<Env> {
   const instanceId = o.store.instanceId;
   return {
     env: o.env,
     steps: o.steps,
+    ...(children ? { children } : {}),
     idempotencyCheck: o.idempotencyCheck,
     stopping,
     leaseValid: () => lease.valid,

@@ -3,6 +3,7 @@ import { FateError, FateErrorCode } from '../errors.js';
 import { checkJson } from '../guard/codec.js';
 import { Status } from '../status.js';
 import type { Repo } from '../step.js';
+import { bindScope } from './child-scope.js';
 import { Interrupted, type RunnerContext, type RunOutcome } from './run-context.js';
 import { isStoreFault } from './store-fault.js';
 import { toTxError } from './tx-error.js';
@@ -16,7 +17,9 @@ import { recordUndoError } from './undo-errors.js';
 export async function topRepo<Env>(ctx: RunnerContext<Env>, fate: FateStore): Promise<Repo<Env>> {
   const top = await fate.top();
   if (!top) throw new FateError(FateErrorCode.STACK_EMPTY, `${fate.id} has no step to run`);
-  return ctx.steps.deserialize(top);
+  const repo = ctx.steps.deserialize(top);
+  bindScope(repo, ctx.children);
+  return repo;
 }
 
 /**

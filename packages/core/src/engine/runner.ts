@@ -1,6 +1,7 @@
 import type { FateStore } from '../contract/fate-store.js';
 import { Status } from '../status.js';
 import type { Repo, StepContext } from '../step.js';
+import { bindScope } from './child-scope.js';
 import { Interrupted, type RunnerContext, type RunOutcome } from './run-context.js';
 import { fail, succeed, topRepo, undoAll } from './run-endings.js';
 import { checkNextStep, readyWait } from './step-checks.js';
@@ -123,6 +124,7 @@ export async function runTransaction<Env>(
       return fail(ctx, fate, err, signal, false);
     }
     repo = next;
+    bindScope(repo, ctx.children); // a step awaitChildren built in the call runs next
     topFresh = true;
   }
 }

@@ -20,6 +20,13 @@ export type { WorkFinderOptions } from './work-finder-options.js';
 export const SWEEP_EVERY = 4;
 
 /**
+ * The smallest sweep page of a claiming finder: a page covers a small band of higher
+ * priorities at once (so a lower id behind it is reached within a few sweep turns), while
+ * a pool of 16 workers or more still takes three quarters of a backlog by claims.
+ */
+export const SWEEP_PAGE_MIN = 16;
+
+/**
  * The one loop per instance that looks for work (seed PR): walks its partition a page at
  * a time in the runnable order (higher priorities first, then id order; a sweep visits
  * every runnable id once and then starts again at the top), hands each id to its pool's
@@ -38,6 +45,8 @@ export class WorkFinder {
   #cursor: RunnablePosition | undefined;
   /** Rounds of a claiming finder, for the starvation rule (`SWEEP_EVERY`). */
   #rounds = 0;
+  /** A finishing write was given a claim since the last claim round (claimScope). */
+  #carried = false;
   /** A page of the sweep is being read or handed out: finishing writes claim nothing now. */
   #sweeping = false;
   /** Pools whose ids this sweep left behind because they were full. */
@@ -88,6 +97,7 @@ export class WorkFinder {
     if (!this.#o.claim || !this.#running || !partition || partition.total < 1) return undefined;
     if (this.#sweeping) return undefined;
     if (this.#o.scanner.strategy !== 'range' || !this.#o.leaseValid()) return undefined;
+    this.#carried = true;
     return { range: partitionRange(partition) };
   }
 
@@ -173,16 +183,25 @@ export class WorkFinder {
     let claimed = 0;
     // Claims take the top of the partition (highest priority first); every SWEEP_EVERY-th
     // round reads the next page of the sweep instead, so the sweep, which visits every
-    // runnable id once, goes on under any load and nothing lower is starved.
-    const sweepTurn = ++this.#rounds % SWEEP_EVERY === 0;
-    if (this.#o.claim && scanner.strategy === 'range' && !sweepTurn) {
-      const outcome = await claimRound(this.#claimHost, this.#o.claim, partitionRange(partition));
+    // runnable id once, goes on under any load and nothing lower is starved. A round that
+    // only waited for an idle worker claimed nothing and does not count (counted, it made
+    // the sweep take most of a backlog, one reservation per id instead of one per batch),
+    // unless finishing writes claimed meanwhile: then they are what kept the workers busy.
+    const claim = scanner.strategy === 'range' ? this.#o.claim : undefined;
+    const sweepTurn = (this.#rounds + 1) % SWEEP_EVERY === 0;
+    if (claim && !sweepTurn) {
+      const outcome = await claimRound(this.#claimHost, claim, partitionRange(partition));
+      if (!outcome.wait || this.#carried) this.#rounds++;
+      this.#carried = false;
       if (outcome.full) return { found: outcome.found, more: outcome.wait };
       // fewer than asked: the scan below finds what else there is, and the next deferral
       claimed = outcome.found;
-    }
+    } else this.#rounds++;
     const options = {
-      limit: pageSize,
+      // A claiming finder's sweep turn reads about what a claim would take (its idle
+      // workers, at least SWEEP_PAGE_MIN): a full page handed out pageSize ids, one
+      // reservation each, for every SWEEP_EVERY - 1 batches claimed.
+      limit: claim && sweepTurn ? sweepLimit(claim.queue, pageSize) : pageSize,
       ...(this.#cursor !== undefined
         ? { after: this.#cursor.id, afterPriority: this.#cursor.priority }
         : {}),
@@ -226,6 +245,11 @@ export class WorkFinder {
     const range = partitionRange(partition);
     if (!inRange(this.#cursor.id, range)) this.#cursor = undefined;
   }
+}
+
+/** A claiming finder's sweep page: its pool's idle workers, SWEEP_PAGE_MIN to pageSize. */
+function sweepLimit(queue: WorkQueue, pageSize: number): number {
+  return Math.min(pageSize, Math.max(SWEEP_PAGE_MIN, queue.idle - queue.queued));
 }
 
 interface PageOutcome {

@@ -5,7 +5,7 @@ import type { IdRange } from '../contract/types.js';
 import { FateErrorCode, isFateError } from '../errors.js';
 import type { FateId } from '../ids.js';
 import { Status } from '../status.js';
-import { type ChildScope, childScope } from './child-scope.js';
+import type { ChildScope } from './child-scope.js';
 import { wakeParent } from './children.js';
 import { letGo } from './claimed-work.js';
 import { FailureBackoff } from './failure-backoff.js';
@@ -58,7 +58,7 @@ export class Workers<Env> {
     this.#queue = pool.queue;
     this.#count = pool.workers;
     this.#lease = lease;
-    this.#ctx = runnerContext(o, lease, stopping, metrics);
+    this.#ctx = runnerContext(o, lease, stopping, metrics, scope);
   }
 
   start(): void {
@@ -128,9 +128,7 @@ export class Workers<Env> {
     let deferMs = 0;
     try {
       const parent = parentOf(await fate.getInfo('internal').catch(() => undefined));
-      const outcome = await childScope.run(this.#scope, () =>
-        runTransaction(this.#ctx, fate, signal),
-      );
+      const outcome = await runTransaction(this.#ctx, fate, signal);
       this.#backoff.succeeded(id);
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });
