@@ -68,13 +68,14 @@ local function claim_records(A)
           unschedule(id) -- an entry its record contradicts (reserved or not runnable)
         else
           local uuid = uuids[#out + 1]
-          redis.call('HSET', key, 'res_lock', lock, 'res_uuid', uuid)
           hold(id, lock, uuid)
           unschedule(id, r[7] or '0')
           if r[1] == 'SUBMITTED' then
             index_status(id, r[1], 'IN_PROGRESS')
             recount(r[1], 'IN_PROGRESS', r[6])
-            redis.call('HSET', key, 'status', 'IN_PROGRESS')
+            redis.call('HSET', key, 'res_lock', lock, 'res_uuid', uuid, 'status', 'IN_PROGRESS')
+          else
+            redis.call('HSET', key, 'res_lock', lock, 'res_uuid', uuid)
           end
           out[#out + 1] = {id, r[6] or '', r[1], r[2] or '', r[3] or '', r[4] or '0', uuid, r[7] or '0'}
         end

@@ -69,7 +69,8 @@ end
 
 -- The age-off index entry of a write: mode '1' takes id out, '2' puts it in at its stamp
 -- (at: '' = the server's clock) by finish time, or by due time with its own retention.
-local function index_finished(id, tx, mode, at, retain)
+-- The hash field to set goes into set (name, value), which the caller writes.
+local function index_finished(id, tx, set, mode, at, retain)
   if mode == '1' then
     redis.call('ZREM', FINISHED_KEY, id)
     redis.call('ZREM', DUE_KEY, id)
@@ -77,7 +78,7 @@ local function index_finished(id, tx, mode, at, retain)
   elseif mode == '2' then
     local stamp = tonumber(at) or math.floor(server_now())
     local text = string.format('%.0f', stamp)
-    redis.call('HSET', tx, 'finished_at', text)
+    set[#set + 1], set[#set + 2] = 'finished_at', text
     if retain ~= '' then
       redis.call('ZREM', FINISHED_KEY, id)
       redis.call('ZADD', DUE_KEY, string.format('%.0f', stamp + tonumber(retain)), id)

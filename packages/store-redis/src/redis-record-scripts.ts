@@ -10,10 +10,11 @@ import { RedisScript } from './redis-script.js';
 export const PRELUDE = `${LUA_SERVER_NOW}${indexPrelude(2)}
 local TX = KEYS[1]
 
--- Fencing: true only when the stored reservation is exactly (lock, uuid).
-local function held_by(lock, uuid)
-  local r = redis.call('HMGET', TX, 'res_lock', 'res_uuid')
-  return r[1] == lock and r[2] == uuid
+-- Fencing: true only when the stored reservation is exactly (lock, uuid); then the fields
+-- res_lock, res_uuid and those named after them, read with it in one HMGET.
+local function held_by(lock, uuid, ...)
+  local r = redis.call('HMGET', TX, 'res_lock', 'res_uuid', ...)
+  return r[1] == lock and r[2] == uuid, r
 end
 
 -- A fenced call that does not hold (lock, uuid): whatever the indexes still say of that
@@ -62,15 +63,16 @@ return 1
 const TRY_RESERVE = `${PRELUDE}
 local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
 if redis.call('EXISTS', TX) == 0 then return 'absent' end
-local r = redis.call('HMGET', TX, 'status', 'stack', 'info', 'defer_until', 'res_lock', 'res_uuid', 'priority')
+local r = redis.call('HMGET', TX, 'status', 'stack', 'info', 'defer_until', 'res_lock', 'res_uuid', 'priority', 'op')
 if r[5] and (r[5] ~= lock or r[6] ~= uuid) then return 'held' end
-redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid)
 hold(id, lock, uuid)
 unschedule(id, r[7] or '0')
 if ARGV[4] == '1' and r[1] == 'SUBMITTED' then
   index_status(id, r[1], 'IN_PROGRESS')
-  recount(r[1], 'IN_PROGRESS', redis.call('HGET', TX, 'op'))
-  redis.call('HSET', TX, 'status', 'IN_PROGRESS')
+  recount(r[1], 'IN_PROGRESS', r[8])
+  redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid, 'status', 'IN_PROGRESS')
+else
+  redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid)
 end
 return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0', r[7] or '0'}
 `;
@@ -86,31 +88,38 @@ return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0', r[7] or '0'}
 export const WRITE_FUNCTION = `
 local function write_record(A)
   local id, lock, uuid = A[1], A[2], A[3]
-  if not held_by(lock, uuid) then return fenced_off(id, lock, uuid) end
+  -- one read for the fence and for what the indexes need (a write changes neither op
+  -- nor priority); the fields written go in one HSET
+  local held, r = held_by(lock, uuid, 'status', 'op', 'priority')
+  if not held then return fenced_off(id, lock, uuid) end
+  local status, op = r[3], r[4]
   if A[4] == 'delete' then
-    local r = redis.call('HMGET', TX, 'status', 'op')
-    recount(r[1] or '', false, r[2])
+    recount(status or '', false, op)
     redis.call('DEL', TX)
     forget(id)
     return 1
   end
+  local set = {}
   if A[5] ~= '' then
-    local r = redis.call('HMGET', TX, 'status', 'op')
-    index_status(id, r[1] or '', A[5])
-    recount(r[1] or '', A[5], r[2])
-    redis.call('HSET', TX, 'status', A[5])
+    index_status(id, status or '', A[5])
+    recount(status or '', A[5], op)
+    status = A[5]
+    set[#set + 1], set[#set + 2] = 'status', status
   end
-  index_finished(id, TX, A[12] or '0', A[13] or '', A[14] or '')
-  if A[6] == '1' then redis.call('HSET', TX, 'stack', A[7]) end
-  if A[8] == '1' then redis.call('HSET', TX, 'info', A[9]) end
+  index_finished(id, TX, set, A[12] or '0', A[13] or '', A[14] or '')
+  if A[6] == '1' then set[#set + 1], set[#set + 2] = 'stack', A[7] end
+  if A[8] == '1' then set[#set + 1], set[#set + 2] = 'info', A[9] end
+  local defer_until
   if A[10] == '1' then
-    release(id, lock, uuid)
     local defer = tonumber(A[11])
-    local defer_until = '0'
+    defer_until = '0'
     if defer > 0 then defer_until = string.format('%.0f', math.ceil(server_now() + defer)) end
-    redis.call('HSET', TX, 'defer_until', defer_until)
-    local r = redis.call('HMGET', TX, 'status', 'op', 'priority')
-    schedule(id, r[1], defer_until, r[2], r[3])
+    set[#set + 1], set[#set + 2] = 'defer_until', defer_until
+  end
+  if #set > 0 then redis.call('HSET', TX, unpack(set)) end
+  if defer_until then
+    release(id, lock, uuid)
+    schedule(id, status, defer_until, op, r[5])
   end
   return 1
 end

@@ -26,8 +26,8 @@ const MUTATIONS: readonly LuaMutation[] = [
     name: 'lua-fence-lock-only',
     promise: 16,
     breaks: 'the fence compares the lock id and not the uuid',
-    from: 'return r[1] == lock and r[2] == uuid\nend',
-    to: 'return r[1] == lock\nend',
+    from: 'return r[1] == lock and r[2] == uuid, r\nend',
+    to: 'return r[1] == lock, r\nend',
   },
   {
     name: 'lua-reserve-steals',
@@ -54,7 +54,7 @@ const MUTATIONS: readonly LuaMutation[] = [
     name: 'lua-release-not-rescheduled',
     promise: 14,
     breaks: 'a released record is not put back among the runnable',
-    from: '    schedule(id, r[1], defer_until, r[2], r[3])\n',
+    from: '    schedule(id, status, defer_until, op, r[5])\n',
     to: '',
   },
   {
@@ -82,7 +82,7 @@ const MUTATIONS: readonly LuaMutation[] = [
     name: 'lua-status-not-indexed',
     promise: 27,
     breaks: "a write's new status is stored but the status index keeps the old one",
-    from: "    index_status(id, r[1] or '', A[5])\n",
+    from: "    index_status(id, status or '', A[5])\n",
     to: '',
   },
   // Not here: the claim dropping its check that the record a runnable entry names is
@@ -116,7 +116,7 @@ const MUTATIONS: readonly LuaMutation[] = [
     name: 'lua-delete-uncounted',
     promise: 27,
     breaks: 'a deleted record stays in the counts',
-    from: "    recount(r[1] or '', false, r[2])\n    redis.call('DEL', TX)",
+    from: "    recount(status or '', false, op)\n    redis.call('DEL', TX)",
     to: "    redis.call('DEL', TX)",
   },
 ];
