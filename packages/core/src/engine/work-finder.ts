@@ -20,13 +20,6 @@ export type { WorkFinderOptions } from './work-finder-options.js';
 export const SWEEP_EVERY = 4;
 
 /**
- * The smallest sweep page of a claiming finder: a page covers a small band of higher
- * priorities at once (so a lower id behind it is reached within a few sweep turns), while
- * a pool of 16 workers or more still takes three quarters of a backlog by claims.
- */
-export const SWEEP_PAGE_MIN = 16;
-
-/**
  * The one loop per instance that looks for work (seed PR): walks its partition a page at
  * a time in the runnable order (higher priorities first, then id order; a sweep visits
  * every runnable id once and then starts again at the top), hands each id to its pool's
@@ -197,11 +190,11 @@ export class WorkFinder {
       // fewer than asked: the scan below finds what else there is, and the next deferral
       claimed = outcome.found;
     } else this.#rounds++;
+    // A sweep page stays a full page: a smaller one (a claim's worth) left a low-priority
+    // transaction behind several pages of a steady higher load, and the simulation's
+    // priority scenarios found it starting after the last higher one.
     const options = {
-      // A claiming finder's sweep turn reads about what a claim would take (its idle
-      // workers, at least SWEEP_PAGE_MIN): a full page handed out pageSize ids, one
-      // reservation each, for every SWEEP_EVERY - 1 batches claimed.
-      limit: claim && sweepTurn ? sweepLimit(claim.queue, pageSize) : pageSize,
+      limit: pageSize,
       ...(this.#cursor !== undefined
         ? { after: this.#cursor.id, afterPriority: this.#cursor.priority }
         : {}),
@@ -245,11 +238,6 @@ export class WorkFinder {
     const range = partitionRange(partition);
     if (!inRange(this.#cursor.id, range)) this.#cursor = undefined;
   }
-}
-
-/** A claiming finder's sweep page: its pool's idle workers, SWEEP_PAGE_MIN to pageSize. */
-function sweepLimit(queue: WorkQueue, pageSize: number): number {
-  return Math.min(pageSize, Math.max(SWEEP_PAGE_MIN, queue.idle - queue.queued));
 }
 
 interface PageOutcome {
