@@ -22,9 +22,9 @@ export interface ScopedStep {
 /**
  * Gives `repo` the engine running it when it is one of the engine's own child steps, which
  * user code builds without the engine (`awaitChildren`): the runner calls it on every step
- * it rebuilds from the stack, before any of the step's methods. (An `AsyncLocalStorage`
- * around each run did this before: it cost every promise of the process a hook, about a
- * tenth of an engine's CPU on a backlog of no-op steps.)
+ * it rebuilds from the stack or gets back from a `call`, before any of the step's methods.
+ * (An `AsyncLocalStorage` around each run did this before: it cost every promise of the
+ * process a hook, about a tenth of an engine's CPU on a backlog of no-op steps.)
  */
 export function bindScope(repo: unknown, scope: ChildScope | undefined): void {
   const step = repo as Partial<ScopedStep> | undefined;
