@@ -1,7 +1,7 @@
 import { newFateId, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { eventually, rejection, step, useFixture } from './context.js';
+import { clearedWhenDead, rejection, step, useFixture } from './context.js';
 
 const MALFORMED = [
   '',
@@ -64,12 +64,7 @@ export function badInputTests(target: ConformanceTarget): void {
       const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
       const h = await stale.reserve(id);
       // the holder stops heartbeating, as a crashed or partitioned process would
-      await eventually(
-        'the holder is dead',
-        async () => !(await ctx.store.isAlive(stale.instanceId)),
-        5_000,
-      );
-      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      expect(await clearedWhenDead(ctx.store, stale)).toEqual([id]);
       expect(await h.refresh()).toBe(false);
       expect(h.isReserved).toBe(false);
     });

@@ -9,7 +9,7 @@ import {
 import { afterEach, beforeEach } from 'vitest';
 import { FaultyBackend } from '../faults/faulty-backend.js';
 import type { ConformanceTarget, StoreFixture } from '../fixture.js';
-import { mapLimit } from '../util.js';
+import { eventually, mapLimit } from '../util.js';
 
 export { eventually, mapLimit } from '../util.js';
 
@@ -92,6 +92,27 @@ export async function seedMany(store: FatesStore, n: number, parallel = 50): Pro
       return id;
     },
   );
+}
+
+/**
+ * Clears dead reservations until `holder`'s (one, in the cases that use this) is cleared,
+ * within 5 s; returns every id cleared meanwhile. One call may rightly clear nothing while
+ * the holder is dead: a client that went more than half its liveness timeout between two
+ * looks at the liveness records (a loaded machine, a slow listing) gives every holder a
+ * full timeout again rather than trust a stale view (`LeaseObserver`). So a case asks for
+ * the clearing to happen, not for one call to do it.
+ */
+export async function clearedWhenDead(store: FatesStore, holder: FatesStore): Promise<FateId[]> {
+  const cleared: FateId[] = [];
+  await eventually(
+    `the reservation of ${holder.lockId} is cleared as dead`,
+    async () => {
+      for (const c of await store.clearDeadReservations()) cleared.push(c.id);
+      return cleared.length > 0;
+    },
+    5_000,
+  );
+  return cleared;
 }
 
 /** Catches the rejection of `p` (fails the test if it resolves). */

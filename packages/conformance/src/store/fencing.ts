@@ -1,7 +1,7 @@
 import { Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
-import { eventually, rejection, step, useFixture } from './context.js';
+import { clearedWhenDead, rejection, step, useFixture } from './context.js';
 
 export function fencingTests(target: ConformanceTarget): void {
   describe('fencing and dead reservations', () => {
@@ -14,12 +14,7 @@ export function fencingTests(target: ConformanceTarget): void {
       const h = await stale.reserve(id);
       await h.push(step('kept'));
       // the holder stops heartbeating, as a crashed or partitioned process would
-      await eventually(
-        'the holder is dead',
-        async () => !(await ctx.store.isAlive(stale.instanceId)),
-        5_000,
-      );
-      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      expect(await clearedWhenDead(ctx.store, stale)).toEqual([id]);
       const taker = await ctx.store.reserve(id, { timeoutMs: 1_000 });
       for (const write of [
         () => h.push(step('stale')),
@@ -43,12 +38,7 @@ export function fencingTests(target: ConformanceTarget): void {
       await paused.registerInstance();
       const id = await ctx.store.create();
       const stale = await paused.reserve(id);
-      await eventually(
-        'the holder is dead',
-        async () => !(await ctx.store.isAlive(paused.instanceId)),
-        5_000,
-      );
-      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      expect(await clearedWhenDead(ctx.store, paused)).toEqual([id]);
       // the same client, back from its pause, takes the transaction again
       const fresh = await paused.reserve(id, { timeoutMs: 1_000 });
       expect(fresh.reservation.lockId).toBe(stale.reservation.lockId);
@@ -89,12 +79,7 @@ export function fencingTests(target: ConformanceTarget): void {
       await c.registerInstance();
       const lost = await ctx.store.create();
       const old = await c.reserve(lost);
-      await eventually(
-        'the holder is dead',
-        async () => !(await ctx.store.isAlive(c.instanceId)),
-        5_000,
-      );
-      expect(await ctx.store.clearDeadReservations()).toHaveLength(1);
+      expect(await clearedWhenDead(ctx.store, c)).toEqual([lost]);
       const fresh = await c.reserve(lost, { timeoutMs: 1_000 });
       const ids = await Promise.all(Array.from({ length: 8 }, () => ctx.store.create()));
       const handles = await Promise.all(ids.map((id) => c.reserve(id)));
