@@ -1,5 +1,5 @@
-import type { ClaimResult } from '../contract/claim-types.js';
 import type { FatesStore } from '../contract/fates-store.js';
+import type { ClaimResult } from '../contract/claim-types.js';
 import type { IdRange } from '../contract/types.js';
 import type { FateId } from '../ids.js';
 import { letGo } from './claimed-work.js';
