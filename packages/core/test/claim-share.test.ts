@@ -1,6 +1,5 @@
-// Issue 23: a claiming engine takes a backlog by claims (one store call a batch): its claim
-// rounds from the top of the partition, and the pages of its sweep (the starvation rule)
-// claimed too, a batch of idle workers' worth at a time. Counted, not timed.
+// Issue 23: a claiming engine takes its share of a backlog by claims (one store call a
+// batch), the rest by the sweep's pages (one reservation a transaction). Counted, not timed.
 import { createFatesStore, Fate, type FatesStore, MemoryBackend, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import { QuietStep } from './test-steps.js';
@@ -45,7 +44,7 @@ function counted(store: FatesStore) {
 }
 
 describe('a claiming engine draining a backlog', () => {
-  it('claims its sweep pages too, and counts only the rounds that claimed toward the sweep turn', async () => {
+  it('counts only the rounds that claimed toward its sweep turn, so claims take their share', async () => {
     const store = await createFatesStore(new SlowWrites());
     const { proxy, calls } = counted(store);
     const step = new QuietStep('noop');
@@ -73,14 +72,11 @@ describe('a claiming engine draining a backlog', () => {
       await fate.shutdown();
     }
     expect((await store.list({ statuses: [Status.SUCCESSFUL] })).length).toBe(TXS);
-    // every fourth claiming round of the finder reads a page of its sweep (64 ids): reserved
-    // one by one, the pages took 1,216 of the 2,000 (1,541 when rounds that only waited for
-    // an idle worker counted too); claimed, none is left to a reservation of its own. Here
-    // the workers go idle one or two at a time (each write its own timer), so a claim takes
-    // 1.6 on average: 1,213-1,271 calls in 3 runs
+    // every fourth claiming round of the finder reads a page of its sweep (the starvation
+    // rule; a page is 64 ids, a claim here 16): 784 of 2,000 were claimed, against 459 when
+    // rounds that only waited for an idle worker counted too
     expect(calls.claimed + calls.reserves).toBe(TXS);
-    expect(calls.reserves, JSON.stringify(calls)).toBe(0);
-    expect(calls.claims, JSON.stringify(calls)).toBeLessThanOrEqual(TXS * 0.7);
+    expect(calls.claimed, JSON.stringify(calls)).toBeGreaterThanOrEqual(TXS * 0.3);
     await store.close();
   });
 });

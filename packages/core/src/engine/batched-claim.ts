@@ -1,7 +1,5 @@
 import type { FatesStore } from '../contract/fates-store.js';
-import type { ClaimResult } from '../contract/claim-types.js';
 import type { IdRange } from '../contract/types.js';
-import type { FateId } from '../ids.js';
 import { letGo } from './claimed-work.js';
 import type { FateEvents } from './events.js';
 import type { ResolvedFateOptions } from './options.js';
@@ -65,67 +63,16 @@ export async function claimRound(
     return { found: 0, full: true, wait: true };
   }
   const signal = claim.signal(); // taken before the claim is sent, as for a reservation
-  const result = await host.store.claimRunnable(range, { limit: idle });
-  const found = await handClaimed(host, claim, signal, result);
-  return { found, full: result.claimed.length + result.refused.length >= idle, wait: false };
-}
-
-/**
- * Hands out a page of the sweep claimed, not one reservation per id: whenever workers are
- * idle, one claim over the id range of the page's next ids, as many as there are idle
- * workers. A page holds one priority's ids in id order, or two priorities' at a boundary, so
- * such a range holds few runnable ids beyond the page's (seeded since, or of a higher
- * priority); a claim takes those first and they are handed out too. Returns what was
- * handed out and the page's ids no claim took (no longer runnable, or their room taken):
- * the caller hands those out as before, to be reserved one by one. Stops, leaving the rest
- * of the page, when `going` turns false.
- */
-export async function claimPage(
-  host: ClaimRoundHost,
-  claim: FinderClaim,
-  ids: readonly FateId[],
-  going: () => boolean,
-): Promise<{ found: number; left: FateId[] }> {
-  const { queue } = claim;
-  const left: FateId[] = [];
-  let found = 0;
-  let next = 0;
-  while (next < ids.length && going() && host.handing()) {
-    const idle = queue.idle - queue.queued;
-    if (idle <= 0) {
-      await host.until(queue.changed());
-      continue;
-    }
-    const chunk = ids.slice(next, next + idle);
-    next += chunk.length;
-    const sorted = [...chunk].sort();
-    // ids have one length, so the first id past `last` sorts after `${last}0`
-    const range = { start: sorted[0], end: `${sorted[sorted.length - 1]}0` };
-    const signal = claim.signal();
-    const result = await host.store.claimRunnable(range, { limit: chunk.length });
-    found += await handClaimed(host, claim, signal, result);
-    const took = new Set<string>(result.claimed.map((f) => f.id));
-    for (const id of chunk) if (!took.has(id)) left.push(id);
-  }
-  return { found, left };
-}
-
-/** Hands claimed transactions to the pool, or lets them go; warns of each refused. */
-async function handClaimed(
-  host: ClaimRoundHost,
-  claim: FinderClaim,
-  signal: AbortSignal,
-  { claimed, refused }: ClaimResult,
-): Promise<number> {
+  const { claimed, refused } = await host.store.claimRunnable(range, { limit: idle });
   for (const { id, error } of refused) {
     host.onEvent('warning', { message: 'reserving failed', id, error });
   }
   let found = 0;
   const unrun: Promise<void>[] = [];
   for (const fate of claimed) {
-    if (host.handing() && claim.queue.offerClaimed({ fate, signal })) found++;
+    if (host.handing() && queue.offerClaimed({ fate, signal })) found++;
     else unrun.push(letGo(fate));
   }
   await Promise.all(unrun); // before a shutdown goes on to leave membership
-  return found;
+  return { found, full: claimed.length + refused.length >= idle, wait: false };
 }

@@ -2,7 +2,7 @@ import type { RunnablePosition } from '../contract/priority.js';
 import type { IdRange, ScanResult } from '../contract/types.js';
 import type { FateId } from '../ids.js';
 import { inRange, type PartitionData, partitionRange } from '../partition.js';
-import { type ClaimRoundHost, claimPage, claimRound, type FinderClaim } from './batched-claim.js';
+import { type ClaimRoundHost, claimRound } from './batched-claim.js';
 import { FinderWake } from './finder-wake.js';
 import { type HandOutHost, handOut } from './hand-out.js';
 import { samePartition } from './same-partition.js';
@@ -213,7 +213,7 @@ export class WorkFinder {
     let found = claimed;
     try {
       scan = await traced(scanChannel, trace, () => scanner.scan(store, partition, options));
-      found += await this.#handOutPage(scan, claim);
+      found += await handOut(this.#handOutHost, scan.ids, scan.ops);
     } finally {
       this.#sweeping = false;
     }
@@ -230,20 +230,6 @@ export class WorkFinder {
       found,
     });
     return { found, more: this.#cursor !== undefined, nextDeferralAt: scan.nextDeferralAt };
-  }
-
-  /**
-   * A claiming finder claims its page, a batch per round of idle workers (`claimPage`), and
-   * hands out what no claim took to be reserved one by one; others hand out every id.
-   */
-  async #handOutPage(scan: ScanResult, claim: FinderClaim | undefined): Promise<number> {
-    if (!claim) return handOut(this.#handOutHost, scan.ids, scan.ops);
-    const going = () => this.#running && !this.#stale;
-    const { found, left } = await claimPage(this.#claimHost, claim, scan.ids, going);
-    if (left.length === 0) return found;
-    const opOf = new Map(scan.ids.map((id, i) => [id, scan.ops[i] ?? '']));
-    const ops = left.map((id) => opOf.get(id) ?? '');
-    return found + (await handOut(this.#handOutHost, left, ops));
   }
 
   /** After a partition change, go on from the cursor if the new range still holds it. */
