@@ -1,7 +1,11 @@
+import { debuglog } from 'node:util';
 import { FateError, FateErrorCode } from '@fate/core';
 import type { ResolvedZkConfig } from './zk-config.js';
 import { failure, unavailable } from './zk-errors.js';
 import { type NativeZk, nativeZooKeeper, Rc, ZooKeeperState } from './zk-native.js';
+
+/** `NODE_DEBUG=fate-zk` traces each session's life: opens, timeouts, closes, cuts. */
+const trace = debuglog('fate-zk');
 
 /** How often the freeze watchdog looks at the clock, ms. */
 const WATCHDOG_MS = 100;
@@ -15,6 +19,10 @@ export class ZkSession {
   readonly #config: ResolvedZkConfig;
   #zk: NativeZk | undefined;
   #opening: Promise<NativeZk> | undefined;
+  /** The handle `#opening` waits for, to close it at once on `close` or `disconnect`. */
+  #openingZk: NativeZk | undefined;
+  /** The handle opening is closed when it has no session by then (see `get`). */
+  #wantedUntil = 0;
   #closed = false;
   #generation = 0;
   /** The session of a handle `sent` closed, to resume on the next handle (see `sent`). */
@@ -48,22 +56,53 @@ export class ZkSession {
     return () => this.#hooks.delete(hook);
   }
 
-  /** The connected session, opening one if there is none. */
+  /**
+   * The connected session, opening one if there is none; fails after `connectTimeoutMs`.
+   *
+   * A handle still opening is kept, not thrown away, when a caller gives up: the C client
+   * walks the servers one at a time and waits up to a session timeout on one that accepts
+   * connections but never answers (a hung server), so a new handle, starting over in a new
+   * random order, could land on the same server again and again while the others serve.
+   * The walk goes on while callers keep asking, and for one connect timeout after the last
+   * one gave up; then the handle is closed, so nothing keeps an idle process alive.
+   */
   get(): Promise<NativeZk> {
     if (this.#closed) {
       return Promise.reject(new FateError(FateErrorCode.CLOSED, 'the ZooKeeper store is closed'));
     }
     if (this.#zk) return Promise.resolve(this.#zk);
-    this.#opening ??= this.#open().finally(() => {
-      this.#opening = undefined;
+    const { connect, connectTimeoutMs } = this.#config;
+    this.#wantedUntil = performance.now() + 2 * connectTimeoutMs;
+    if (!this.#opening) {
+      const opening = this.#open().finally(() => {
+        if (this.#opening === opening) this.#opening = undefined;
+      });
+      opening.catch(() => undefined); // its callers are told, each by their own deadline
+      this.#opening = opening;
+    }
+    const opening = this.#opening;
+    return new Promise<NativeZk>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        trace('get: no session after %d ms; the handle keeps trying', connectTimeoutMs);
+        reject(unavailable(`no session with ${connect} within ${connectTimeoutMs} ms`));
+      }, connectTimeoutMs);
+      opening.then(
+        (zk) => {
+          clearTimeout(timer);
+          resolve(zk);
+        },
+        (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      );
     });
-    return this.#opening;
   }
 
   #open(): Promise<NativeZk> {
     const { connect, sessionTimeoutMs, connectTimeoutMs, auth } = this.#config;
     const ZooKeeper = nativeZooKeeper();
-    const zk = new ZooKeeper({
+    const zk: NativeZk = new ZooKeeper({
       connect,
       timeout: sessionTimeoutMs,
       // 0 silences the C client's own stderr log; failures reach callers as FateErrors.
@@ -74,15 +113,28 @@ export class ZkSession {
       // session and request timeouts bound a dead connection instead.
       response_counter_limit: 100_000,
     });
+    const started = performance.now();
+    const since = () => Math.round(performance.now() - started);
+    trace('open: %s', this.#resume ? `resuming ${this.#resume.client_id}` : 'new session');
     return new Promise<NativeZk>((resolve, reject) => {
       let settled = false;
-      const timer = setTimeout(() => {
+      let timer: NodeJS.Timeout;
+      const expire = () => {
+        const left = this.#wantedUntil - performance.now();
+        if (left > 0) {
+          timer = setTimeout(expire, left);
+          return;
+        }
         settled = true;
+        trace('open: no session after %d ms, no caller waiting (state %d)', since(), zk.state);
         zk.close();
         reject(unavailable(`no session with ${connect} within ${connectTimeoutMs} ms`));
-      }, connectTimeoutMs);
+      };
+      timer = setTimeout(expire, connectTimeoutMs);
       const resuming = this.#resume;
+      this.#openingZk = zk;
       zk.on('close', () => {
+        if (this.#openingZk === zk) this.#openingZk = undefined;
         // The handle is dead now (expired, or given up by the binding): never use it again.
         if (this.#zk === zk) this.#zk = undefined;
         // a session it was resuming is over (expired): the next handle starts a new one
@@ -90,6 +142,7 @@ export class ZkSession {
         if (!settled) {
           settled = true;
           clearTimeout(timer);
+          trace('open: closed after %d ms', since());
           reject(unavailable(`the session with ${connect} closed while opening`));
         }
       });
@@ -97,12 +150,14 @@ export class ZkSession {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        if (this.#openingZk === zk) this.#openingZk = undefined;
         if (this.#closed) {
           zk.close();
           reject(new FateError(FateErrorCode.CLOSED, 'the ZooKeeper store is closed'));
           return;
         }
         this.#zk = zk;
+        trace('open: session %s after %d ms', zk.client_id, since());
         if (this.#resume === resuming) this.#resume = undefined;
         this.#generation++;
         this.#watch();
@@ -155,6 +210,7 @@ export class ZkSession {
       last = now;
       const zk = this.#zk;
       if (zk && frozen > this.#config.sessionTimeoutMs) {
+        trace('watchdog: frozen %d ms, closing session %s', Math.round(frozen), zk.client_id);
         this.#zk = undefined;
         zk.close();
       }
@@ -170,6 +226,7 @@ export class ZkSession {
     const zk = this.#zk;
     this.#zk = undefined;
     zk?.close();
+    this.#openingZk?.close(); // its 'close' rejects the opening at once
     await opening?.then((z) => z.close()).catch(() => undefined);
   }
 
@@ -178,6 +235,7 @@ export class ZkSession {
    * the process alive; the next request opens a new session.
    */
   async disconnect(): Promise<void> {
+    this.#openingZk?.close();
     await this.#opening?.catch(() => undefined);
     const zk = this.#zk;
     this.#zk = undefined;
@@ -203,6 +261,7 @@ export class ZkSession {
     // create a new one, which the servers refuse until they have a leader.
     const { client_id, client_password } = zk;
     if (client_id && client_password) this.#resume = { client_id, client_password };
+    trace('sent: connection lost, closing the handle of session %s', client_id);
     zk.close();
     if (!this.#cut) {
       this.#cut = true;
@@ -230,6 +289,7 @@ export class ZkSession {
   drop(zk: NativeZk): void {
     if (this.#zk !== zk) return;
     this.#zk = undefined;
+    trace('drop: session %s is over', zk.client_id);
     // Not from inside the binding's callback: close the handle once it has returned.
     setImmediate(() => zk.close());
   }

@@ -106,9 +106,13 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
     // the poll's failures, kept to say in the log line what this client saw (one CI run
     // saw its every poll fail for 30 s while the engines went on)
     const pollErrors = new Map<string, { count: number; firstMs: number; lastMs: number }>();
+    // every poll, to say in the log line which were slow (one local run saw 0 of 300 done
+    // for 30 s and only two polls fail: the others hung)
+    const polls: Array<{ atMs: number; tookMs: number; done: number }> = [];
     const deadline = Date.now() + 30_000;
     while (done < TXS && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 250)); // a list reads every record: poll gently
+      const t0 = Date.now();
       done = await client.list({ statuses: [Status.SUCCESSFUL] }).then(
         (l) => l.length,
         (err: unknown) => {
@@ -119,6 +123,7 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
           return done;
         },
       );
+      polls.push({ atMs: t0 - killedAt, tookMs: Date.now() - t0, done });
     }
     const runs = readStepRuns(log);
     const pause = largestPause(runs, killedAt - 1_000);
@@ -127,7 +132,8 @@ it('completes everything when the ensemble leader is SIGKILLed mid-run, never ru
         `server ${newLeader} led ${electionMs} ms after it; the largest gap between step starts ` +
         `was ${pause.ms} ms, from ${pause.at - killedAt} ms after the kill; ` +
         `${runs.length - 3 * TXS} step re-runs; ${done} of ${TXS} finished; the test client's ` +
-        `failed polls (ms after the kill): ${JSON.stringify([...pollErrors])}`,
+        `failed polls (ms after the kill): ${JSON.stringify([...pollErrors])}; its slowest polls: ` +
+        JSON.stringify([...polls].sort((a, b) => b.tookMs - a.tookMs).slice(0, 5)),
     );
     expect(done === TXS ? [] : await unfinished(client, ids, log)).toEqual([]);
     expect(overlappingRuns(runs, Date.now())).toEqual([]);

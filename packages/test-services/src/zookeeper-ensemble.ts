@@ -29,6 +29,11 @@ export interface ZooKeeperEnsemble extends TestService {
   kill(id: number): Promise<void>;
   /** Starts server `id` again with its data dir and myid; resolves once it serves. */
   restart(id: number): Promise<void>;
+  /**
+   * Freezes server `id` (SIGSTOP) as a hung server: its port still takes connections, which
+   * nothing answers. Returns the function that lets it run on (SIGCONT).
+   */
+  freeze(id: number): () => void;
 }
 
 export interface EnsembleOptions {
@@ -148,6 +153,12 @@ export async function startZooKeeperEnsemble(
     },
     kill: async (id) => server(id).kill(),
     restart: async (id) => server(id).launch(),
+    freeze(id) {
+      const proc = server(id).process;
+      if (!proc) throw new Error(`ensemble server ${id} is not running`);
+      proc.kill('SIGSTOP');
+      return () => proc.kill('SIGCONT');
+    },
     stop: stopAll,
   };
   try {
