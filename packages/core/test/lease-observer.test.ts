@@ -23,6 +23,20 @@ describe('LeaseObserver', () => {
     expect(o.verdict('a', 1_000)).toBe('lapsed');
   });
 
+  it('ignores a read sent before one it took in already, however late its reply came', () => {
+    const o = new LeaseObserver(1_000, 500);
+    o.observe([rec('a', 1)], 10, 0);
+    o.observe([rec('a', 2), rec('b', 1, { group: 'g' })], 40, 30); // b registered at 20
+    o.observe([rec('a', 1)], 50, 15); // sent before b registered, answered last
+    expect(o.live(50)).toEqual([
+      { lockId: 'a', group: undefined },
+      { lockId: 'b', group: 'g' },
+    ]);
+    // a's beat 1 again is no renewal: a renewed when beat 2 was seen, at 40
+    expect(o.verdict('a', 1_039)).toBe('live');
+    expect(o.verdict('a', 1_040)).toBe('lapsed');
+  });
+
   it('counts from the last renewal it saw', () => {
     const o = new LeaseObserver(1_000, 500);
     o.observe([rec('a', 1)], 0);

@@ -152,7 +152,7 @@ export class ClientLiveness {
     const sent = performance.now();
     const records = await this.#backend.call('liveInstances', (b) => b.instances());
     const at = performance.now();
-    this.#observer.observe(records, at);
+    this.#observer.observe(records, at, sent);
     return { sent, at };
   }
 }

@@ -88,6 +88,8 @@ export class LeaseObserver {
   readonly #maxGapMs: number;
   readonly #seen = new Map<string, Seen>();
   #lastObservedAt = Number.NEGATIVE_INFINITY;
+  /** When the read behind the last observation taken in was sent. */
+  #lastSentAt = Number.NEGATIVE_INFINITY;
   #interrupted = false;
 
   constructor(timeoutMs: number, maxGapMs: number) {
@@ -95,8 +97,16 @@ export class LeaseObserver {
     this.#maxGapMs = maxGapMs;
   }
 
-  /** Takes in every liveness record the store has now (observed at monotonic `at`). */
-  observe(records: readonly InstanceRecord[], at: number): void {
+  /**
+   * Takes in every liveness record the store had when a read sent at monotonic `sentAt`
+   * (default `at`) was answered at `at`. Reads of one client overlap (a sweep's, the
+   * membership's, an admin listing's): one sent before a read already taken in shows the
+   * store no later than that one did, and is ignored. Taken in last, it would make every
+   * holder that came since look absent, and a beat older than the one seen a renewal.
+   */
+  observe(records: readonly InstanceRecord[], at: number, sentAt = at): void {
+    if (sentAt < this.#lastSentAt) return;
+    this.#lastSentAt = sentAt;
     const resync = this.#interrupted || at - this.#lastObservedAt > this.#maxGapMs;
     this.#interrupted = false;
     this.#lastObservedAt = at;
