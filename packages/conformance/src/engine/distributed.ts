@@ -45,7 +45,9 @@ export function distributedTests(target: ConformanceTarget): void {
         async (i) => (await seeder.seed(script(3, { result: i }), { opName: 'bulk' })).id,
       );
       const results = await allDone(seeder, ids, 120_000);
-      expect(results.filter((r) => r.status === Status.SUCCESSFUL)).toHaveLength(500);
+      // each that did not succeed, with its status and error (494 of 500 once in a local CI
+      // run on ZooKeeper with ACLs, not yet understood)
+      expect(results.filter((r) => r.status !== Status.SUCCESSFUL)).toEqual([]);
       expect(results.map((r) => r.returnValue)).toEqual(ids.map((_, i) => i));
       for (const id of ids) {
         for (const n of [1, 2, 3]) expect(ctx.env.calls.get(`${id}:${n}`), `${id}:${n}`).toBe(1);
