@@ -1,5 +1,13 @@
-import { createFatesStore, Fate, type JsonValue, MemoryBackend } from '@fate/core';
+import {
+  createFatesStore,
+  Fate,
+  type FatesStore,
+  type JsonValue,
+  MemoryBackend,
+  Status,
+} from '@fate/core';
 import { describe, expect, it } from 'vitest';
+import { cancel } from '../src/engine/client-calls.js';
 import { QuietStep } from './test-steps.js';
 
 describe('bad seeds through the engine', () => {
@@ -26,6 +34,59 @@ describe('bad seeds through the engine', () => {
       expect(await store.list()).toEqual([]);
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('an admin call refused after it reserved', () => {
+  /** `store`, whose `reserve` first lets `race` change the record (between read and reserve). */
+  function racing(store: FatesStore, race: () => Promise<void>): FatesStore {
+    return new Proxy(store, {
+      get(target, key) {
+        if (key === 'reserve') {
+          return async (...args: Parameters<FatesStore['reserve']>) => {
+            await race();
+            return target.reserve(...args);
+          };
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+
+  it('lets the record go deferred as long as it still was, or not deferred when it was not', async () => {
+    const backend = new MemoryBackend();
+    const store = await createFatesStore(backend);
+    const engine = await createFatesStore(backend);
+    try {
+      const step = { type: 'noop', state: null };
+      // an engine starts it and defers it for a minute, after cancel read it SUBMITTED
+      const deferred = (await store.seed({ step, opName: 'op' })).id;
+      const deferring = racing(store, async () => {
+        await (await engine.tryReserve(deferred, { start: true }))?.unreserve(60_000);
+      });
+      await expect(cancel(deferring, deferred, {})).rejects.toMatchObject({
+        code: 'FATE_ILLEGAL_STATUS',
+      });
+      const kept = await store.read(deferred);
+      expect(kept.reservation).toBeUndefined();
+      expect(kept.status).toBe(Status.IN_PROGRESS);
+      expect(kept.deferUntil - store.now()).toBeGreaterThan(59_000);
+      expect(kept.deferUntil - store.now()).toBeLessThanOrEqual(60_000);
+      // started and let go at once: refused the same way, and runnable at once
+      const started = (await store.seed({ step, opName: 'op' })).id;
+      const starting = racing(store, async () => {
+        await (await engine.tryReserve(started, { start: true }))?.unreserve();
+      });
+      await expect(cancel(starting, started, {})).rejects.toMatchObject({
+        code: 'FATE_ILLEGAL_STATUS',
+      });
+      const runnable = await store.read(started);
+      expect(runnable.reservation).toBeUndefined();
+      expect(runnable.deferUntil).toBeLessThanOrEqual(store.now());
+    } finally {
+      await Promise.all([store.close(), engine.close()]);
     }
   });
 });
