@@ -163,16 +163,35 @@ export class ZkClient {
         ),
       );
       this.#unsettled.delete(path);
-      if (rc === Rc.OK && acl.rc === Rc.BADVERSION) {
-        throw aclRaced(path);
-      }
+      // BADVERSION: a setACL came first. Only another ACL is a stranger's change: this
+      // identity's own setACL, sent for an earlier node at this path (deleted and created
+      // again since, as a runnable marker is), sets the very ACL wanted here.
+      const first = rc === Rc.OK && acl.rc === Rc.BADVERSION;
+      if (first && !(await this.#hasAcl(path, auth))) throw aclRaced(path);
       // NONODE: deleted meanwhile; on a repeat, BADVERSION (set already) and NOAUTH (not
       // this identity's node) leave the node as it is.
       const repeat = rc === Rc.NODEEXISTS && (acl.rc === Rc.BADVERSION || acl.rc === Rc.NOAUTH);
-      if (acl.rc !== Rc.OK && acl.rc !== Rc.NONODE && !repeat)
+      if (acl.rc !== Rc.OK && acl.rc !== Rc.NONODE && !repeat && !first)
         throw failure('setACL', path, acl.rc);
     }
     return rc === Rc.OK ? 'ok' : 'exists';
+  }
+
+  /** True when `path` carries exactly `auth`'s ACL, or is gone. */
+  async #hasAcl(path: string, auth: ZkAuth): Promise<boolean> {
+    const { rc, result } = await this.#requests.request<
+      [Array<{ perms: number; scheme: string; auth: string }>, ZkStat]
+    >('getACL', path, (zk, cb) => zk.native.a_get_acl(path, cb));
+    if (rc === Rc.NONODE) return true;
+    if (rc !== Rc.OK) throw failure('getACL', path, rc);
+    const key = (e: { scheme: string; auth: string }, perms: number) =>
+      `${e.scheme}:${e.auth}:${perms}`;
+    const has = (result[0] ?? []).map((e) => key(e, e.perms)).sort();
+    const wanted = auth
+      .acl()
+      .map((e) => key(e, e.perm))
+      .sort();
+    return has.length === wanted.length && has.every((k, i) => k === wanted[i]);
   }
 
   /** Remembers `path` as possibly created without its ACL when `request` fails unanswered. */

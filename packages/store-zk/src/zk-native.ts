@@ -39,6 +39,11 @@ export interface NativeCalls {
   a_delete_(path: string, version: number, cb: RcCallback<[]>): number;
   /** `version` is the ACL version (`aversion`), -1 for any. */
   a_set_acl(path: string, version: number, acl: readonly ZkAclEntry[], cb: RcCallback<[]>): number;
+  /** The node's ACL as `{ perms, scheme, auth }` entries (`perms`, plural, on the way out). */
+  a_get_acl(
+    path: string,
+    cb: RcCallback<[Array<{ perms: number; scheme: string; auth: string }>, ZkStat]>,
+  ): number;
   add_auth(scheme: string, auth: string, cb: RcCallback<[]>): number;
   /** Answers once the session's server has applied every write the leader had committed. */
   a_sync(path: string, cb: RcCallback<[string]>): number;

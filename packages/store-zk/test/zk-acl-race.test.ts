@@ -80,6 +80,28 @@ describe('ZooKeeper ACLs: the create/setACL window and nodes that exist', () => 
     expect(err.message).not.toContain('s3cret');
   });
 
+  it('takes a setACL that came first with fate’s own ACL (its setACL for an earlier node at that path)', async () => {
+    const { chroot, client, native, original } = await setUp();
+    const owner = await rawClient(zk.service.url, OWNER);
+    zk.cleanup.push(async () => owner.close());
+    const path = `${chroot}/node`;
+    native.a_set_acl = (p, version, acl, cb) => {
+      // another client of this identity sets the same ACL first (ACL version 1), as a
+      // setACL meant for a node deleted and created again at this path lands on this one
+      native.a_set_acl = original;
+      owner.native.a_set_acl(p, -1, acl, (rc: number) =>
+        rc === 0 ? original(p, version, acl, cb) : cb(rc),
+      );
+      return 0;
+    };
+    expect(await client.create(path, '', 0)).toBe('ok');
+    const { acl, aversion } = await aclOf(owner, path);
+    expect(aversion).toBe(1);
+    expect(acl).toEqual([
+      { perms: ALL, scheme: 'digest', auth: expect.stringMatching(/^fate-owner:/) },
+    ]);
+  });
+
   it('sets the ACL of a node whose setACL answer was lost when the create is repeated', async () => {
     const { chroot, admin, client, native, original } = await setUp();
     const owner = await rawClient(zk.service.url, OWNER);
