@@ -64,7 +64,8 @@ export class ZkSession {
    * connections but never answers (a hung server), so a new handle, starting over in a new
    * random order, could land on the same server again and again while the others serve.
    * The walk goes on while callers keep asking, and for one connect timeout after the last
-   * one gave up; then the handle is closed, so nothing keeps an idle process alive.
+   * one gave up (never longer than a walk over every server); then the handle is closed, so
+   * nothing keeps an idle process alive.
    */
   get(): Promise<NativeZk> {
     if (this.#closed) {
@@ -119,14 +120,17 @@ export class ZkSession {
     return new Promise<NativeZk>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout;
+      // At most a walk over every server: a handle the binding left stuck (it can stop
+      // driving one whose first attempt failed) is replaced, however many callers ask.
+      const lastChance = started + connect.split(',').length * sessionTimeoutMs + connectTimeoutMs;
       const expire = () => {
-        const left = this.#wantedUntil - performance.now();
+        const left = Math.min(this.#wantedUntil, lastChance) - performance.now();
         if (left > 0) {
           timer = setTimeout(expire, left);
           return;
         }
         settled = true;
-        trace('open: no session after %d ms, no caller waiting (state %d)', since(), zk.state);
+        trace('open: no session after %d ms, closing it (state %d)', since(), zk.state);
         zk.close();
         reject(unavailable(`no session with ${connect} within ${connectTimeoutMs} ms`));
       };
