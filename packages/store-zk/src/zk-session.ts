@@ -87,16 +87,7 @@ export class ZkSession {
         trace('get: no session after %d ms; the handle keeps trying', connectTimeoutMs);
         reject(unavailable(`no session with ${connect} within ${connectTimeoutMs} ms`));
       }, connectTimeoutMs);
-      opening.then(
-        (zk) => {
-          clearTimeout(timer);
-          resolve(zk);
-        },
-        (err: unknown) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      );
+      opening.then(resolve, reject).finally(() => clearTimeout(timer));
     });
   }
 
@@ -193,6 +184,7 @@ export class ZkSession {
       } catch (cause) {
         settled = true;
         clearTimeout(timer);
+        if (this.#openingZk === zk) this.#openingZk = undefined;
         reject(unavailable(`cannot start a session with ${connect}`, cause));
       }
     });
