@@ -13,7 +13,8 @@ import { SLICES, sliceOfDay } from './slices.mjs';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const { positionals, values } = parseArgs({
   allowPositionals: true,
-  options: { list: { type: 'boolean' }, mutate: { type: 'string' } },
+  // --report: only summarize the slice's last JSON report again (no Stryker run)
+  options: { list: { type: 'boolean' }, mutate: { type: 'string' }, report: { type: 'boolean' } },
 });
 if (values.list) {
   for (const [name, s] of Object.entries(SLICES)) {
@@ -31,17 +32,19 @@ if (!SLICES[name]) {
 
 const started = new Date();
 console.log(`stryker: slice ${name}, ${started.toISOString()}`);
-const run = spawnSync(
-  process.execPath,
-  [
-    join(root, 'node_modules/@stryker-mutator/core/bin/stryker.js'),
-    'run',
-    'stryker.config.mjs',
-    // a narrower set of the slice's files or lines, e.g. to rerun survivors
-    ...(values.mutate ? ['--mutate', values.mutate] : []),
-  ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, FATE_STRYKER_SLICE: name } },
-);
+const run = values.report
+  ? { status: 0 }
+  : spawnSync(
+      process.execPath,
+      [
+        join(root, 'node_modules/@stryker-mutator/core/bin/stryker.js'),
+        'run',
+        'stryker.config.mjs',
+        // a narrower set of the slice's files or lines, e.g. to rerun survivors
+        ...(values.mutate ? ['--mutate', values.mutate] : []),
+      ],
+      { cwd: root, stdio: 'inherit', env: { ...process.env, FATE_STRYKER_SLICE: name } },
+    );
 if (run.status !== 0) {
   console.error(`stryker exited ${run.status ?? run.signal}`);
   process.exit(1);
@@ -61,10 +64,11 @@ const rows = Object.entries(report.files).map(([file, f]) => {
     survived: count('Survived'),
     uncovered: count('NoCoverage'),
     errors: count('CompileError') + count('RuntimeError'),
-    score:
-      all - count('CompileError') - count('RuntimeError') === 0
-        ? 100
-        : (100 * detected) / (all - count('CompileError') - count('RuntimeError')),
+    // not run at all (static mutants Stryker leaves out): in no score
+    ignored: count('Ignored'),
+    score: ((valid) => (valid === 0 ? 100 : (100 * detected) / valid))(
+      all - count('CompileError') - count('RuntimeError') - count('Ignored'),
+    ),
     survivors: f.mutants
       .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
       .map(
@@ -81,18 +85,29 @@ const total = rows.reduce(
     survived: t.survived + r.survived,
     uncovered: t.uncovered + r.uncovered,
     errors: t.errors + r.errors,
+    ignored: t.ignored + r.ignored,
   }),
-  { all: 0, killed: 0, timeout: 0, survived: 0, uncovered: 0, errors: 0 },
+  { all: 0, killed: 0, timeout: 0, survived: 0, uncovered: 0, errors: 0, ignored: 0 },
 );
-const valid = total.all - total.errors;
+const valid = total.all - total.errors - total.ignored;
 const score = valid === 0 ? 100 : (100 * (total.killed + total.timeout)) / valid;
 const minutes = (Date.now() - started.getTime()) / 60_000;
 const line = (cells) => `| ${cells.join(' | ')} |`;
 const md = [
   `# Stryker, slice ${name} (${started.toISOString()}, ${minutes.toFixed(1)} min)`,
   '',
-  line(['file', 'mutants', 'killed', 'timeout', 'survived', 'no coverage', 'errors', 'score']),
-  line(['---', '--:', '--:', '--:', '--:', '--:', '--:', '--:']),
+  line([
+    'file',
+    'mutants',
+    'killed',
+    'timeout',
+    'survived',
+    'no coverage',
+    'errors',
+    'ignored',
+    'score',
+  ]),
+  line(['---', '--:', '--:', '--:', '--:', '--:', '--:', '--:', '--:']),
   ...rows.map((r) =>
     line([
       r.file,
@@ -102,6 +117,7 @@ const md = [
       r.survived,
       r.uncovered,
       r.errors,
+      r.ignored,
       `${r.score.toFixed(1)} %`,
     ]),
   ),
@@ -113,10 +129,11 @@ const md = [
     total.survived,
     total.uncovered,
     total.errors,
+    total.ignored,
     `**${score.toFixed(1)} %**`,
   ]),
   '',
-  'Score = (killed + timeout) / (mutants − compile and runtime errors).',
+  'Score = (killed + timeout) / (mutants − compile and runtime errors − ignored).',
   '',
   '## Survivors and mutants without coverage',
   '',

@@ -30,6 +30,19 @@ describe('awaitChildren', () => {
       awaitChildren([child('a'), child('a')], new QuietStep('leaf', { leaf: true })),
     ).toThrow(bad);
     expect(() => awaitChildren([child('')], new QuietStep('leaf', { leaf: true }))).toThrow(bad);
+    // one bad name among good ones, and a name that is no string, fail the same check
+    const unnamed = expect.objectContaining({ message: expect.stringMatching(/needs a name/) });
+    for (const names of [
+      ['a', ''],
+      ['a', 42],
+    ]) {
+      const children = names.map((n) => child(n as string));
+      expect(() => awaitChildren(children, new QuietStep('leaf', { leaf: true }))).toThrow(unnamed);
+    }
+    // the smallest recheck is allowed
+    expect(
+      awaitChildren([child('a')], new QuietStep('leaf', { leaf: true }), { recheckMs: 1 }).type,
+    ).toBeTypeOf('string');
     expect(() =>
       awaitChildren([child('a')], new QuietStep('leaf', { leaf: true }), { recheckMs: 0 }),
     ).toThrow(bad);

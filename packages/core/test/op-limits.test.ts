@@ -38,11 +38,29 @@ describe('op limits: options', () => {
       { concurrency: 1.5 },
       { perSecond: 0 },
       { perSecond: Number.NaN },
+      { concurrency: 1_001 },
+      { perSecond: 1_000.5 },
     ]) {
       expect(() => checkLimits({ op: bad })).toThrow(
         expect.objectContaining({ name: 'TypeError', code: 'FATE_INVALID_ARGUMENT' }),
       );
     }
+    // limits themselves that are not an object
+    for (const bad of [null, 42, 'op']) {
+      expect(() => checkLimits(bad as never)).toThrow(
+        expect.objectContaining({
+          code: 'FATE_INVALID_ARGUMENT',
+          message: 'limits must be an object',
+        }),
+      );
+    }
+    // the largest bounds are allowed
+    expect(checkLimits({ op: { concurrency: 1_000, perSecond: 1_000 } }).get('op')).toEqual({
+      op: 'op',
+      slots: 1_000,
+      spacingMs: 1_000,
+      holdForRun: true,
+    });
   });
 });
 

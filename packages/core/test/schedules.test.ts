@@ -98,6 +98,14 @@ describe('schedules: timers', () => {
       warn: () => undefined,
     });
     schedules.add('hourly', '0 * * * *', factory);
+    // a name is registered once: a second schedule under it is refused, the first kept
+    expect(() => schedules.add('hourly', '30 * * * *', factory)).toThrow(
+      expect.objectContaining({
+        code: 'FATE_INVALID_ARGUMENT',
+        message: expect.stringMatching(/already registered: hourly/),
+      }),
+    );
+    expect(schedules.names()).toEqual(['hourly']);
     schedules.start();
     await vi.advanceTimersByTimeAsync(3 * 3_600_000 + 1_000);
     await schedules.stop();
