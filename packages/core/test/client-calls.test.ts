@@ -1,3 +1,5 @@
+import { describe, expect, it } from 'vitest';
+import { cancel } from '../src/engine/client-calls.js';
 import {
   createFatesStore,
   Fate,
@@ -5,9 +7,7 @@ import {
   type JsonValue,
   MemoryBackend,
   Status,
-} from '@fate/core';
-import { describe, expect, it } from 'vitest';
-import { cancel } from '../src/engine/client-calls.js';
+} from '../src/index.js';
 import { QuietStep } from './test-steps.js';
 
 describe('bad seeds through the engine', () => {
