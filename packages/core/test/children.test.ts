@@ -6,8 +6,10 @@ import { BIND_SCOPE, type ScopedStep } from '../src/engine/child-scope.js';
 import { childKey, childStepTypes } from '../src/engine/children.js';
 import {
   awaitChildren,
+  type ChildSpec,
   createFatesStore,
   type FateId,
+  type JsonValue,
   keyedFateId,
   MemoryBackend,
   type Repo,
@@ -81,6 +83,93 @@ describe('awaitChildren', () => {
           signal: new AbortController().signal,
         }))(),
     ).rejects.toThrow(/only inside a Fate engine/);
+  });
+
+  it("seeds each child at its own priority, or at the parent's when it names none", async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    const { id: parent } = await store.seed({
+      step: { type: 'leaf', state: { leaf: true } },
+      opName: 'parent',
+      priority: 3,
+    });
+    const scope = {
+      store,
+      steps: new StepRegistry(),
+      wake: () => undefined,
+      woken: () => undefined,
+    };
+    const step = awaitChildren(
+      [{ ...child('own'), priority: -2 }, child('inherits'), { ...child('zero'), priority: 0 }],
+      new QuietStep('leaf', { leaf: true }),
+    );
+    (step as unknown as ScopedStep)[BIND_SCOPE](scope);
+    await step.call(parent, undefined, { signal: new AbortController().signal });
+    const priority = async (name: string) =>
+      (await store.read(keyedFateId(childKey(parent, name)) as FateId)).priority;
+    expect(await priority('own')).toBe(-2);
+    expect(await priority('inherits')).toBe(3);
+    // a priority of 0 is the child's own, not a missing one
+    expect(await priority('zero')).toBe(0);
+
+    // every child inheriting; and none, where the parent is not read at all
+    const { id: low } = await store.seed({
+      step: { type: 'leaf', state: { leaf: true } },
+      opName: 'parent',
+      priority: -4,
+    });
+    const seedFrom = async (parentId: FateId, children: ChildSpec[]) => {
+      const seeds = awaitChildren(children, new QuietStep('leaf', { leaf: true }));
+      (seeds as unknown as ScopedStep)[BIND_SCOPE](scope);
+      await seeds.call(parentId, undefined, { signal: new AbortController().signal });
+    };
+    await seedFrom(low, [child('a'), child('b')]);
+    const inherited = async (name: string) =>
+      (await store.read(keyedFateId(childKey(low, name)) as FateId)).priority;
+    expect([await inherited('a'), await inherited('b')]).toEqual([-4, -4]);
+    const reads: FateId[] = [];
+    const read = store.read.bind(store);
+    store.read = (id) => {
+      reads.push(id);
+      return read(id);
+    };
+    await seedFrom(parent, [{ ...child('named'), priority: 1 }]);
+    expect(reads).toEqual([]);
+  });
+
+  it('hands the outcomes to a next step with an object state, and refuses any other state', async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    const steps = new StepRegistry([
+      { type: 'leaf', fromState: (state) => new QuietStep('leaf', state) },
+    ]);
+    const scope = { store, steps, wake: () => undefined, woken: () => undefined };
+    const signal = new AbortController().signal;
+    const waitAfter = async (parentKey: string, next: JsonValue) => {
+      const parent = keyedFateId({ type: 't', key: parentKey }) as FateId;
+      const seeds = awaitChildren([child('a')], new QuietStep('leaf', next), {
+        continueOnFailure: true,
+      });
+      (seeds as unknown as ScopedStep)[BIND_SCOPE](scope);
+      const wait = await seeds.call(parent, undefined, { signal });
+      (wait as unknown as ScopedStep)[BIND_SCOPE](scope);
+      return { parent, wait };
+    };
+    const good = await waitAfter('good', { kept: 1 });
+    const next = await (good.wait as Repo).call(good.parent, undefined, { signal });
+    expect(next?.state()).toEqual({
+      kept: 1,
+      children: { a: { id: keyedFateId(childKey(good.parent, 'a')), status: Status.SUBMITTED } },
+    });
+    for (const [key, bad] of [
+      ['text', 'text'],
+      ['null', null],
+      ['array', [1]],
+    ] as const) {
+      const { parent, wait } = await waitAfter(key, bad as JsonValue);
+      await expect((wait as Repo).call(parent, undefined, { signal })).rejects.toMatchObject({
+        code: 'FATE_INVALID_ARGUMENT',
+        message: 'the step after awaitChildren needs an object state',
+      });
+    }
   });
 
   it('cancels, when undone, the children that have not begun and leaves the others', async () => {

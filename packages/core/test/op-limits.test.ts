@@ -3,7 +3,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FlowMetrics } from '../src/engine/flow-metrics.js';
 import { checkLimits, OpLimits, type Pass, slotId } from '../src/engine/op-limits.js';
-import { createFatesStore, type FatesStore, MemoryBackend, Status } from '../src/index.js';
+import {
+  createFatesStore,
+  FateError,
+  FateErrorCode,
+  type FateId,
+  type FatesStore,
+  MemoryBackend,
+  type RecordWrite,
+  type Reservation,
+  Status,
+} from '../src/index.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -116,5 +126,54 @@ describe('op limits: slots in the store', () => {
       new FlowMetrics(undefined, 'u'),
     );
     expect(await other.enter(await reserved(store, 'op'))).toBeUndefined();
+  });
+
+  it('skips a slot it deferred itself without asking the store', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    vi.setSystemTime(Date.UTC(2026, 0, 1));
+    const store = await createFatesStore(new MemoryBackend());
+    const asked: FateId[] = [];
+    const tryReserve = store.tryReserve.bind(store);
+    store.tryReserve = (id, options) => {
+      asked.push(id);
+      return tryReserve(id, options);
+    };
+    const limits = new OpLimits(
+      checkLimits({ op: { perSecond: 1 } }),
+      store,
+      new FlowMetrics(undefined, 't'),
+    );
+    expect(await limits.enter(await reserved(store, 'op'))).toBeDefined();
+    asked.length = 0;
+    // its own slot, deferred by its own leave: known here, no round trip
+    expect(await limits.enter(await reserved(store, 'op'))).toBeUndefined();
+    expect(asked.filter((id) => id === slotId('op', 0))).toEqual([]);
+  });
+
+  it('gives a slot back after a release whose outcome was unknown, once it read the slot again', async () => {
+    let failing = 0;
+    class Flaky extends MemoryBackend {
+      override async write(id: FateId, r: Reservation, change: RecordWrite): Promise<boolean> {
+        if (id === slotId('op', 0) && failing > 0) {
+          failing--;
+          throw new FateError(FateErrorCode.STORE_UNAVAILABLE, 'no answer (before applying)');
+        }
+        return super.write(id, r, change);
+      }
+    }
+    const store = await createFatesStore(new Flaky());
+    const limits = new OpLimits(
+      checkLimits({ op: { concurrency: 1 } }),
+      store,
+      new FlowMetrics(undefined, 't'),
+    );
+    const pass = await limits.enter(await reserved(store, 'op'));
+    if (!pass) throw new Error('no slot');
+    // every attempt of the first release goes unanswered: the handle's outcome is unknown
+    failing = 4;
+    await pass.leave();
+    expect(failing).toBe(0);
+    expect((await store.read(slotId('op', 0))).reservation).toBeUndefined();
+    expect(await limits.enter(await reserved(store, 'op'))).toBeDefined();
   });
 });

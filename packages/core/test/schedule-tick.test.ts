@@ -95,6 +95,88 @@ describe('schedules: one judgement against the store', () => {
   });
 });
 
+describe('schedules: the stored state as found', () => {
+  const s = compileSchedule('every-second', '* * * * * *', factory, { catchUp: 'all' });
+  const dueId = (iso: string) => keyedFateId(scheduledKey('every-second', at(iso)));
+  const fields = { kind: 'schedule', name: 'every-second', pattern: '* * * * * *' };
+  const setState = async (store: FatesStore, value: unknown) => {
+    const h = await store.reserve(scheduleId('every-second'));
+    await h.commit([
+      { op: 'setInfo', key: 'internal', value: value as never },
+      { op: 'unreserve' },
+    ]);
+  };
+  const setUp = async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T0);
+    const store = await createFatesStore(new MemoryBackend());
+    const warnings: string[] = [];
+    const ctx = { store, steps, leaseValid: () => true, warn: (m: string) => warnings.push(m) };
+    await scheduleTick(ctx, s); // creates the record, judged through T0
+    return { store, ctx, warnings };
+  };
+
+  it('judges a record whose state does not decode again from now, owing nothing before', async () => {
+    for (const bad of [
+      'not an object',
+      { ...fields, kind: 'other', through: T0, pending: [] },
+      { ...fields, through: String(T0), pending: [] },
+      { ...fields, through: T0, pending: 'none' },
+    ]) {
+      const { store, ctx, warnings } = await setUp();
+      await setState(store, bad);
+      vi.setSystemTime(T0 + 3_000);
+      // due times 1-3 would be owed by the stored `through`; unreadable, nothing is
+      const tick = await scheduleTick(ctx, s);
+      expect(tick).toEqual({ busy: false, submitted: [], skipped: 0 });
+      expect(warnings).toEqual([
+        'schedule record every-second was unreadable; judged again from now',
+      ]);
+      const info = (await store.read(scheduleId('every-second'))).info.internal;
+      expect(info).toEqual({ ...fields, through: T0 + 3_000, pending: [] });
+      // and from there on as usual
+      vi.setSystemTime(T0 + 4_000);
+      expect((await scheduleTick(ctx, s)).submitted).toEqual([dueId('2026-01-01T00:00:04Z')]);
+    }
+  });
+
+  it('submits what a holder seeded and left pending, though no time is due', async () => {
+    const { store, ctx } = await setUp();
+    // a holder seeded due time 0 held and wrote it pending, then stopped before submitting
+    const { id } = await store.seed({
+      held: true,
+      key: scheduledKey('every-second', at('2026-01-01T00:00:00Z')),
+      opName: 'every-second',
+      step: steps.serialize(factory(new Date(at('2026-01-01T00:00:00Z')))),
+    });
+    await setState(store, { ...fields, through: T0, pending: [id] });
+    expect((await store.read(id)).status).toBe(Status.NEW);
+    const tick = await scheduleTick(ctx, s);
+    expect(tick).toEqual({ busy: false, submitted: [id], skipped: 0 });
+    expect((await store.read(id)).status).toBe(Status.SUBMITTED);
+    expect((await store.read(scheduleId('every-second'))).info.internal).toEqual({
+      ...fields,
+      through: T0,
+      pending: [],
+    });
+  });
+
+  it("keeps each scheduled transaction for the schedule's retainMs", async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(T0);
+    const store = await createFatesStore(new MemoryBackend());
+    const ctx = { store, steps, leaseValid: () => true, warn: () => undefined };
+    const kept = compileSchedule('every-second', '* * * * * *', factory, { retainMs: 60_000 });
+    await scheduleTick(ctx, kept);
+    vi.setSystemTime(T0 + 1_000);
+    const [id] = (await scheduleTick(ctx, kept)).submitted;
+    expect((await store.read(id as FateId)).info.retainMs).toBe(60_000);
+    vi.setSystemTime(T0 + 2_000);
+    const [plain] = (await scheduleTick(ctx, s)).submitted;
+    expect((await store.read(plain as FateId)).info.retainMs).toBeUndefined();
+  });
+});
+
 describe('schedules: exactly once under kills', () => {
   it('submits 1,000 due times exactly once on 3 engines, one killed at a random call every 10 s', async () => {
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'] });
