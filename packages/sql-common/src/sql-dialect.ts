@@ -23,6 +23,14 @@ export interface SqlDialect {
    * the planner is trusted to choose it from the partial index's predicate, `query` as is.
    */
   pin<R>(query: Compilable<R>, table: 'transactions', index: string): Compilable<R>;
+  /**
+   * A range's id bound (`id < ?`) as a statement prepared once should bind it. SQLite (built
+   * with STAT4) plans with the value bound to a bare parameter compared with an indexed
+   * column once statistics exist (after an `ANALYZE`), and so prepares the statement again at
+   * every bind, as for a bare LIMIT (`limitOf`); a cast it plans without the value. Measured
+   * after `ANALYZE` on 20,000 rows: a claim of a partition's range 207 against 44 µs a call.
+   */
+  bound(value: string): RawBuilder<string>;
 }
 
 /**

@@ -56,7 +56,7 @@ function levelRows(
     .where('priority', '=', lit)
     .where(sql<boolean>`${lit} <= ${p.from}`)
     .where('id', '>=', sql<string>`case when ${lit} < ${p.from} then ${p.start} else ${p.lo} end`);
-  if (shape.end) query = query.where('id', '<', p.end);
+  if (shape.end) query = query.where('id', '<', d.bound(p.end));
   if (shape.due) query = query.where('defer_until', '<=', d.clock());
   return d.pin(query.orderBy('id').limit(limitOf(p.limit)), 'transactions', RUNNABLE_INDEX);
 }

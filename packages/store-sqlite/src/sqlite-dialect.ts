@@ -31,6 +31,7 @@ export const sqliteDialect: SqlDialect = {
    */
   clock: () => sql<number>`cast(round(unixepoch('subsec') * 1000) as integer)`,
   pin: indexedBy,
+  bound: (value) => sql<string>`cast(${value} as text)`,
 };
 
 /**
