@@ -1,6 +1,6 @@
 import type { BackendCount, BackendListPage, BackendListQuery, BackendListRow } from '@fate/core';
 import { type Compilable, sql } from 'kysely';
-import { limitOf, type SqlDialect } from './sql-dialect.js';
+import type { SqlDialect } from './sql-dialect.js';
 import { DUE_INDEX, FINISHED_INDEX, STATUS_OP_INDEX } from './sql-schema.js';
 
 /** Most rows one `listPage` examines (in id order, after the cursor) before it returns. */
@@ -43,7 +43,7 @@ export function adminQueries(d: SqlDialect) {
           .where('due_at', 'is', null)
           .where('finished_at', '<=', ms(p.finishedBefore))
           .orderBy('finished_at')
-          .limit(limitOf(p.limit)),
+          .limit(p.limit),
         'transactions',
         FINISHED_INDEX,
       ),
@@ -56,7 +56,7 @@ export function adminQueries(d: SqlDialect) {
           .where('due_at', 'is not', null)
           .where('due_at', '<=', ms(p.now))
           .orderBy('due_at')
-          .limit(limitOf(p.limit)),
+          .limit(p.limit),
         'transactions',
         DUE_INDEX,
       ),

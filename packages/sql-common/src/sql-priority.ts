@@ -1,6 +1,6 @@
 import { idAfter, MAX_PRIORITY, PRIORITY_LEVELS, type RunnablePosition } from '@fate/core';
 import { type Compilable, type CompiledQuery, type Kysely, sql } from 'kysely';
-import { limitOf, type SqlDialect } from './sql-dialect.js';
+import type { SqlDialect } from './sql-dialect.js';
 import type { RangeArgs } from './sql-ranges.js';
 import { type FateSchema, RUNNABLE_INDEX, runnableUnreserved } from './sql-schema.js';
 
@@ -56,9 +56,9 @@ function levelRows(
     .where('priority', '=', lit)
     .where(sql<boolean>`${lit} <= ${p.from}`)
     .where('id', '>=', sql<string>`case when ${lit} < ${p.from} then ${p.start} else ${p.lo} end`);
-  if (shape.end) query = query.where('id', '<', d.bound(p.end));
+  if (shape.end) query = query.where('id', '<', p.end);
   if (shape.due) query = query.where('defer_until', '<=', d.clock());
-  return d.pin(query.orderBy('id').limit(limitOf(p.limit)), 'transactions', RUNNABLE_INDEX);
+  return d.pin(query.orderBy('id').limit(p.limit), 'transactions', RUNNABLE_INDEX);
 }
 
 /**
@@ -77,9 +77,8 @@ export function levelWalk<R>(
 }
 
 /**
- * Compiled branches as `select * from (…) union all … limit cast(? as integer)` (`limitOf`
- * says why the cast). PostgreSQL's numbered placeholders are renumbered per branch;
- * SQLite's `?` are positional already.
+ * Compiled branches as `select * from (…) union all … limit ?`. PostgreSQL's numbered
+ * placeholders are renumbered per branch; SQLite's `?` are positional already.
  */
 function unionAll<R>(branches: readonly Compilable<unknown>[], limit: unknown): Compilable<R> {
   return {
@@ -96,8 +95,7 @@ function unionAll<R>(branches: readonly Compilable<unknown>[], limit: unknown): 
         return `select * from (${text}) as level_${i}`;
       });
       parameters.push(limit);
-      const placeholder = numbered ? `$${parameters.length}` : '?';
-      const text = `${texts.join(' union all ')} limit cast(${placeholder} as integer)`;
+      const text = `${texts.join(' union all ')} limit ${numbered ? `$${parameters.length}` : '?'}`;
       return { ...(parts[0] as CompiledQuery<unknown>), sql: text, parameters } as CompiledQuery<R>;
     },
   };

@@ -178,8 +178,8 @@ export function fateQueries(d: SqlDialect) {
     /** Held reservations in a range: a search of the partial index of held rows. */
     reserved: rangeShapes((start, end) => (p: RangeArgs) => {
       let query = reservedRows();
-      if (start) query = query.where('id', '>=', d.bound(p.start));
-      if (end) query = query.where('id', '<', d.bound(p.end));
+      if (start) query = query.where('id', '>=', p.start);
+      if (end) query = query.where('id', '<', p.end);
       return d.pin(query.orderBy('id'), 'transactions', RESERVED_INDEX);
     }),
     /**

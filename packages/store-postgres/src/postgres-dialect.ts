@@ -30,7 +30,5 @@ export function postgresDialect(schema: string): SqlDialect {
     db: compiler.withSchema(schema),
     clock: () => sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`,
     pin: (query) => query,
-    // the planner's generic plan of a named statement does not depend on bound values
-    bound: (value) => sql<string>`${value}`,
   };
 }

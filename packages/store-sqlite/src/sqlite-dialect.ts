@@ -31,7 +31,6 @@ export const sqliteDialect: SqlDialect = {
    */
   clock: () => sql<number>`cast(round(unixepoch('subsec') * 1000) as integer)`,
   pin: indexedBy,
-  bound: (value) => sql<string>`cast(${value} as text)`,
 };
 
 /**
