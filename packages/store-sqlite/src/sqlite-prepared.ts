@@ -44,7 +44,7 @@ const PARTS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g;
  * planned once. Measured on SQLite 3.53.2 (better-sqlite3 12): the claim's walk of 11
  * priority levels, 176 µs a call with a bare `LIMIT ?` and 26–36 µs without; on an empty
  * table 79 against 2.4 µs, preparing it alone taking 99; after `ANALYZE` on 20,000 rows the
- * fenced write 73 against 23 µs and a partition's claim 207 against 56.
+ * fenced write 49 against 12 µs and a partition's claim 207 against 26.
  */
 export function unprobed(sql: string): string {
   return sql.replace(PARTS, (part) => (part === '?' ? '+?' : part));
