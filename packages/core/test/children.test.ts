@@ -9,6 +9,7 @@ import {
   type ChildSpec,
   createFatesStore,
   type FateId,
+  type FatesStore,
   type JsonValue,
   keyedFateId,
   MemoryBackend,
@@ -24,6 +25,19 @@ describe('awaitChildren', () => {
     opName: 'op',
     step: new QuietStep('leaf', { leaf: true }),
   });
+  const signal = new AbortController().signal;
+  /** What the runner gives each step it runs: the store and steps, and wake-ups (none here). */
+  const scopeOf = (store: FatesStore, steps = new StepRegistry()) => ({
+    store,
+    steps,
+    wake: () => undefined,
+    woken: () => undefined,
+  });
+  /** `step` given its scope, as the runner does, then called for transaction `id`. */
+  const callScoped = (step: Repo, scope: ReturnType<typeof scopeOf>, id: FateId) => {
+    (step as unknown as ScopedStep)[BIND_SCOPE](scope);
+    return step.call(id, undefined, { signal });
+  };
 
   it('refuses no children, duplicate or empty names and a bad recheckMs with FATE_INVALID_ARGUMENT', () => {
     const bad = expect.objectContaining({ name: 'TypeError', code: 'FATE_INVALID_ARGUMENT' });
@@ -92,18 +106,12 @@ describe('awaitChildren', () => {
       opName: 'parent',
       priority: 3,
     });
-    const scope = {
-      store,
-      steps: new StepRegistry(),
-      wake: () => undefined,
-      woken: () => undefined,
-    };
+    const scope = scopeOf(store);
     const step = awaitChildren(
       [{ ...child('own'), priority: -2 }, child('inherits'), { ...child('zero'), priority: 0 }],
       new QuietStep('leaf', { leaf: true }),
     );
-    (step as unknown as ScopedStep)[BIND_SCOPE](scope);
-    await step.call(parent, undefined, { signal: new AbortController().signal });
+    await callScoped(step, scope, parent);
     const priority = async (name: string) =>
       (await store.read(keyedFateId(childKey(parent, name)) as FateId)).priority;
     expect(await priority('own')).toBe(-2);
@@ -117,11 +125,8 @@ describe('awaitChildren', () => {
       opName: 'parent',
       priority: -4,
     });
-    const seedFrom = async (parentId: FateId, children: ChildSpec[]) => {
-      const seeds = awaitChildren(children, new QuietStep('leaf', { leaf: true }));
-      (seeds as unknown as ScopedStep)[BIND_SCOPE](scope);
-      await seeds.call(parentId, undefined, { signal: new AbortController().signal });
-    };
+    const seedFrom = (parentId: FateId, children: ChildSpec[]) =>
+      callScoped(awaitChildren(children, new QuietStep('leaf', { leaf: true })), scope, parentId);
     await seedFrom(low, [child('a'), child('b')]);
     const inherited = async (name: string) =>
       (await store.read(keyedFateId(childKey(low, name)) as FateId)).priority;
@@ -138,23 +143,20 @@ describe('awaitChildren', () => {
 
   it('hands the outcomes to a next step with an object state, and refuses any other state', async () => {
     const store = await createFatesStore(new MemoryBackend());
-    const steps = new StepRegistry([
-      { type: 'leaf', fromState: (state) => new QuietStep('leaf', state) },
-    ]);
-    const scope = { store, steps, wake: () => undefined, woken: () => undefined };
-    const signal = new AbortController().signal;
+    const scope = scopeOf(
+      store,
+      new StepRegistry([{ type: 'leaf', fromState: (state) => new QuietStep('leaf', state) }]),
+    );
     const waitAfter = async (parentKey: string, next: JsonValue) => {
       const parent = keyedFateId({ type: 't', key: parentKey }) as FateId;
       const seeds = awaitChildren([child('a')], new QuietStep('leaf', next), {
         continueOnFailure: true,
       });
-      (seeds as unknown as ScopedStep)[BIND_SCOPE](scope);
-      const wait = await seeds.call(parent, undefined, { signal });
-      (wait as unknown as ScopedStep)[BIND_SCOPE](scope);
+      const wait = (await callScoped(seeds, scope, parent)) as Repo;
       return { parent, wait };
     };
     const good = await waitAfter('good', { kept: 1 });
-    const next = await (good.wait as Repo).call(good.parent, undefined, { signal });
+    const next = await callScoped(good.wait, scope, good.parent);
     expect(next?.state()).toEqual({
       kept: 1,
       children: { a: { id: keyedFateId(childKey(good.parent, 'a')), status: Status.SUBMITTED } },
@@ -165,7 +167,7 @@ describe('awaitChildren', () => {
       ['array', [1]],
     ] as const) {
       const { parent, wait } = await waitAfter(key, bad as JsonValue);
-      await expect((wait as Repo).call(parent, undefined, { signal })).rejects.toMatchObject({
+      await expect(callScoped(wait, scope, parent)).rejects.toMatchObject({
         code: 'FATE_INVALID_ARGUMENT',
         message: 'the step after awaitChildren needs an object state',
       });
@@ -174,26 +176,19 @@ describe('awaitChildren', () => {
 
   it('cancels, when undone, the children that have not begun and leaves the others', async () => {
     const store = await createFatesStore(new MemoryBackend());
-    const parent = keyedFateId({ type: 't', key: 'parent' });
-    const scope = {
-      store,
-      steps: new StepRegistry(),
-      wake: () => undefined,
-      woken: () => undefined,
-    };
+    const parent = keyedFateId({ type: 't', key: 'parent' }) as FateId;
+    const scope = scopeOf(store);
     const step = awaitChildren(
       [child('waiting'), child('running')],
       new QuietStep('leaf', { leaf: true }),
     );
-    // its call seeds both children; the engine would run 'running' meanwhile (the runner
-    // gives each step it runs its scope, as this test does by hand)
-    (step as unknown as ScopedStep)[BIND_SCOPE](scope);
-    const wait = await step.call(parent, undefined, { signal: new AbortController().signal });
+    // its call seeds both children; the engine would run 'running' meanwhile
+    const wait = (await callScoped(step, scope, parent)) as Repo;
     (wait as unknown as ScopedStep)[BIND_SCOPE](scope);
     const [waiting, running] = ['waiting', 'running'].map((n) => keyedFateId(childKey(parent, n)));
     const held = await store.tryReserve(running as FateId, { start: true });
     await held?.unreserve();
-    await (wait as Repo).undo(parent, undefined, { signal: new AbortController().signal });
+    await wait.undo(parent, undefined, { signal });
     expect((await store.read(waiting as FateId)).status).toBe(Status.FAILED);
     expect((await store.read(waiting as FateId)).info.error?.message).toBe('cancelled');
     expect((await store.read(running as FateId)).status).toBe(Status.IN_PROGRESS);
