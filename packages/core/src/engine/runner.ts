@@ -94,7 +94,6 @@ export async function runTransaction<Env>(
       }
       calling = true;
       begun = true;
-      topFresh = false;
       const call = () => callWithin(repo, signal, (c) => repo.call(fate.id, ctx.env, c), host);
       next = checkNextStep(await ctx.runStep(fate, repo.type, 'call', call), repo);
       if (ctx.idempotencyCheck) {
