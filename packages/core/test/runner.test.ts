@@ -80,14 +80,17 @@ function contextOf(h: Harness, store: FatesStore): RunnerContext<unknown> {
 /** A transaction of `names` (oldest first) left IN_PROGRESS and unreserved, as a crash leaves it. */
 async function inProgress(store: FatesStore, h: Harness, names: string[]): Promise<FateId> {
   const [first, ...rest] = names;
-  const { id } = await store.seed({
-    step: h.steps.serialize(new h.Probe(first ?? '')),
-    opName: 'op',
-  });
+  const id = await seedProbe(store, h, first ?? '');
   const fate = (await store.tryReserve(id, { start: true })) as FateStore;
   for (const name of rest) await fate.push(h.steps.serialize(new h.Probe(name)));
   await fate.unreserve();
   return id;
+}
+
+/** A transaction of one step named `name`, seeded with `extra` options. */
+async function seedProbe(store: FatesStore, h: Harness, name: string, extra = {}) {
+  const step = h.steps.serialize(new h.Probe(name));
+  return (await store.seed({ step, opName: 'op', ...extra })).id;
 }
 
 async function setUp() {
@@ -101,11 +104,7 @@ const reserved = async (store: FatesStore, id: FateId) => (await store.reserve(i
 describe('runTransaction', () => {
   it('gives back untouched a handle whose transaction is not runnable (a stale scan)', async () => {
     const { store, h, ctx, signal } = await setUp();
-    const { id: held } = await store.seed({
-      step: h.steps.serialize(new h.Probe('held')),
-      opName: 'op',
-      held: true,
-    });
+    const held = await seedProbe(store, h, 'held', { held: true });
     const done = await inProgress(store, h, ['done']);
     const d = await reserved(store, done);
     await d.commit([{ op: 'setStatus', status: Status.SUCCESSFUL }, { op: 'unreserve' }]);
@@ -122,11 +121,7 @@ describe('runTransaction', () => {
 
   it('keeps the deferral of a transaction a scan named before it was deferred', async () => {
     const { store, h, ctx, signal } = await setUp();
-    const { id } = await store.seed({
-      step: h.steps.serialize(new h.Probe('later')),
-      opName: 'op',
-      delayMs: 60_000,
-    });
+    const id = await seedProbe(store, h, 'later', { delayMs: 60_000 });
     expect(await runTransaction(ctx, await reserved(store, id), signal)).toBe('deferred');
     expect(h.log).toEqual([]);
     const view = await store.read(id);
@@ -136,7 +131,7 @@ describe('runTransaction', () => {
 
   it('sets a transaction reserved without starting it IN_PROGRESS before its call', async () => {
     const { store, h, ctx, signal } = await setUp();
-    const { id } = await store.seed({ step: h.steps.serialize(new h.Probe('a')), opName: 'op' });
+    const id = await seedProbe(store, h, 'a');
     const statusDuringCall = new Promise<Status>((resolve) =>
       h.behaviours.set('a', {
         call: () => {
@@ -166,10 +161,7 @@ describe('runTransaction', () => {
     const fails = { isReady: () => Promise.reject(new Error('never ready')) };
     // reserved to start it, and reserved without starting it
     for (const start of [true, false]) {
-      const { id } = await store.seed({
-        step: h.steps.serialize(new h.Probe('first')),
-        opName: 'op',
-      });
+      const id = await seedProbe(store, h, 'first');
       h.behaviours.set('first', fails);
       h.log.length = 0;
       const fate = start ? await store.tryReserve(id, { start: true }) : await store.reserve(id);
@@ -180,7 +172,7 @@ describe('runTransaction', () => {
 
   it('runs no isReady once stopping, and no call once the lease lapsed during isReady', async () => {
     const { store, h, ctx, signal } = await setUp();
-    const { id } = await store.seed({ step: h.steps.serialize(new h.Probe('a')), opName: 'op' });
+    const id = await seedProbe(store, h, 'a');
     h.flags.stopping = true;
     const first = await store.tryReserve(id, { start: true });
     expect(await runTransaction(ctx, first as FateStore, signal)).toBe('released');
