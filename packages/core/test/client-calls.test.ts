@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { cancel } from '../src/engine/client-calls.js';
+import { cancel, deleteTransaction } from '../src/engine/client-calls.js';
 import {
   createFatesStore,
   Fate,
+  type FateId,
   type FatesStore,
   type JsonValue,
   MemoryBackend,
@@ -87,6 +88,73 @@ describe('an admin call refused after it reserved', () => {
       expect(runnable.deferUntil).toBeLessThanOrEqual(store.now());
     } finally {
       await Promise.all([store.close(), engine.close()]);
+    }
+  });
+});
+
+describe('cancel and delete: what they answer and what they leave', () => {
+  const step = { type: 'noop', state: null };
+
+  it('names a missing transaction NOT_FOUND, and gives back one delete refused', async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    try {
+      const missing = (await store.create()).replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+      await expect(cancel(store, missing as FateId, {})).rejects.toMatchObject({
+        code: 'FATE_NOT_FOUND',
+      });
+      // running: delete refuses it, and the record is unreserved again as it was
+      const { id } = await store.seed({ step, opName: 'op' });
+      await (await store.tryReserve(id, { start: true }))?.unreserve();
+      await expect(deleteTransaction(store, id, {})).rejects.toMatchObject({
+        code: 'FATE_ILLEGAL_STATUS',
+      });
+      const kept = await store.read(id);
+      expect([kept.status, kept.reservation]).toEqual([Status.IN_PROGRESS, undefined]);
+      // a delete that succeeds leaves nothing to give back
+      const { id: done } = await store.seed({ step, opName: 'op' });
+      await deleteTransaction(store, done, {});
+      expect((await store.read(done)).status).toBe(Status.UNKNOWN);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("waits for a held transaction no longer than the caller's timeout or signal", async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    try {
+      const { id } = await store.seed({ step, opName: 'op' });
+      const holder = await store.reserve(id);
+      for (const call of [cancel, deleteTransaction]) {
+        // a default wait of 10 s would outlast this case's 5 s
+        await expect(call(store, id, { timeoutMs: 50 })).rejects.toMatchObject({
+          code: 'FATE_TIMEOUT',
+        });
+        const aborted = AbortSignal.abort();
+        await expect(call(store, id, { signal: aborted, timeoutMs: 60_000 })).rejects.toThrow();
+      }
+      await holder.unreserve();
+    } finally {
+      await store.close();
+    }
+  }, 5_000);
+
+  it('seeds through the engine with the priority, delay and retention asked for', async () => {
+    const store = await createFatesStore(new MemoryBackend());
+    const fate = new Fate({
+      store,
+      env: {},
+      steps: [{ type: 'noop', fromState: () => new QuietStep('noop') }],
+    });
+    try {
+      const [seeded] = await fate.seedMany([
+        { step: new QuietStep('noop'), opName: 'op', priority: 3, delayMs: 60_000, retainMs: 5 },
+      ]);
+      const view = await store.read(seeded?.id as FateId);
+      expect(view.priority).toBe(3);
+      expect(view.deferUntil).toBeGreaterThan(store.now() + 50_000);
+      expect(view.info.retainMs).toBe(5);
+    } finally {
+      await store.close();
     }
   });
 });
