@@ -2,23 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { cancel, deleteTransaction } from '../src/engine/client-calls.js';
 import {
   createFatesStore,
-  Fate,
   type FateId,
   type FatesStore,
   type JsonValue,
   MemoryBackend,
   Status,
 } from '../src/index.js';
-import { QuietStep } from './test-steps.js';
+import { noopFate, QuietStep } from './test-steps.js';
 
 describe('bad seeds through the engine', () => {
   it('refuses a missing request, a non-step and a non-JSON state with FATE_INVALID_ARGUMENT', async () => {
     const store = await createFatesStore(new MemoryBackend());
-    const fate = new Fate({
-      store,
-      env: {},
-      steps: [{ type: 'noop', fromState: () => new QuietStep('noop') }],
-    });
+    const fate = noopFate(store);
     // a state JSON would change (a Date) is refused, not silently altered
     const dated = new QuietStep('noop', { when: new Date(0) } as unknown as JsonValue);
     try {
@@ -140,11 +135,7 @@ describe('cancel and delete: what they answer and what they leave', () => {
 
   it('seeds through the engine with the priority, delay and retention asked for', async () => {
     const store = await createFatesStore(new MemoryBackend());
-    const fate = new Fate({
-      store,
-      env: {},
-      steps: [{ type: 'noop', fromState: () => new QuietStep('noop') }],
-    });
+    const fate = noopFate(store);
     try {
       const [seeded] = await fate.seedMany([
         { step: new QuietStep('noop'), opName: 'op', priority: 3, delayMs: 60_000, retainMs: 5 },

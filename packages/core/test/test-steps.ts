@@ -1,6 +1,6 @@
 // Steps and helpers the core's unit tests share.
-import type { JsonValue, Repo } from '../src/index.js';
-import { StepRegistry } from '../src/index.js';
+import type { FatesStore, JsonValue, Repo } from '../src/index.js';
+import { Fate, StepRegistry } from '../src/index.js';
 
 /** The `code` of what `fn` throws (the error itself as text when it has none); 'ok' when it returns. */
 export function code(fn: () => unknown): string {
@@ -44,3 +44,12 @@ export const tickFactory = (due: Date) => new Tick(due.getTime());
 export const at = (iso: string) => new Date(iso).getTime();
 /** Half a second past a whole second: due times are whole seconds. */
 export const T0 = at('2026-01-01T00:00:00.500Z');
+
+/** An engine on `store` that knows one step type, `noop` (a `QuietStep`). */
+export function noopFate(store: FatesStore): Fate<object> {
+  return new Fate({
+    store,
+    env: {},
+    steps: [{ type: 'noop', fromState: () => new QuietStep('noop') }],
+  });
+}
