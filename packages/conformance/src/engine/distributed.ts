@@ -52,7 +52,11 @@ export function distributedTests(target: ConformanceTarget): void {
       for (const id of ids) {
         for (const n of [1, 2, 3]) expect(ctx.env.calls.get(`${id}:${n}`), `${id}:${n}`).toBe(1);
       }
-      expect([...finishedBy.values()].reduce((a, b) => a + b, 0)).toBe(500);
+      // a waiter can learn of the finish before its engine's 'finished' event is emitted (on a
+      // ZooKeeper ensemble the seeder's watch once came before the finisher's reply: 499)
+      const reported = () => [...finishedBy.values()].reduce((a, b) => a + b, 0);
+      await eventually('every finish was reported', async () => reported() >= 500, 10_000);
+      expect(reported()).toBe(500);
       expect(finishedBy.size).toBe(3);
       for (const e of engines) expect(finishedBy.get(e.instanceId) ?? 0).toBeGreaterThan(0);
     });
