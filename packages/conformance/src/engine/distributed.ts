@@ -139,7 +139,11 @@ export function distributedTests(target: ConformanceTarget): void {
       });
       const inUpperHalf = ids.filter((id) => id >= '80000000');
       await allDone(half, inUpperHalf, 30_000);
-      await new Promise((r) => setTimeout(r, 300));
+      await eventually(
+        'every finish was reported',
+        async () => mine.size >= inUpperHalf.length,
+        5_000,
+      );
       expect([...mine].sort()).toEqual(inUpperHalf);
       for (const id of ids.filter((id) => id < '80000000'))
         expect((await half.read(id)).status).toBe(Status.SUBMITTED);

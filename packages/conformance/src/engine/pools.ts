@@ -43,7 +43,10 @@ export function poolTests(target: ConformanceTarget): void {
       const slowDone = slow.filter((id) => finishedAt.has(id));
       expect(slowDone.length).toBeLessThanOrEqual(slow.length / 2);
       const slowViews = (await Promise.all(slow.map((id) => fate.read(id)))).map((v) => v.status);
-      expect(slowViews.filter((s) => s === Status.SUCCESSFUL).length).toBe(slowDone.length);
+      // the one slow worker may finish one more between the count and the reads
+      const slowSucceeded = slowViews.filter((s) => s === Status.SUCCESSFUL).length;
+      expect(slowSucceeded - slowDone.length).toBeGreaterThanOrEqual(0);
+      expect(slowSucceeded - slowDone.length).toBeLessThanOrEqual(1);
       expect(slowViews.filter((s) => s === Status.IN_PROGRESS).length).toBeLessThanOrEqual(1);
       // the slow pool ran one at a time
       expect(ctx.env.overlaps).toEqual([]);
