@@ -6,9 +6,10 @@
 const engine = (names) => names.map((n) => `packages/core/src/engine/${n}.ts`);
 const guard = (names) => names.map((n) => `packages/core/src/guard/${n}.ts`);
 
-/** Tests every core slice runs: core's units, both suites on memory, the simulation. */
+/** Tests every core slice runs: core's units, the engine's metrics, both suites on memory, the simulation. */
 const CORE_TESTS = [
   'packages/core/test/*.test.ts',
+  'packages/conformance/test/engine-*metrics.test.ts',
   'packages/conformance/test/memory.stryker.ts',
   'packages/conformance/test/simulation.stryker.ts',
 ];

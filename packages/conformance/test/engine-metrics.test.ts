@@ -15,14 +15,8 @@ import {
   type Repo,
   type RetryPolicy,
 } from '@fate/core';
-import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { afterEach, expect, it } from 'vitest';
-
-/** A reader whose `collect()` the test calls (no export, no timer). */
-class CollectingReader extends MetricReader {
-  protected override async onForceFlush(): Promise<void> {}
-  protected override async onShutdown(): Promise<void> {}
-}
+import { collect, meters, total } from './metrics-reader.js';
 
 interface Spec {
   /** How long `call` works (virtual ms); it ignores its signal. */
@@ -61,25 +55,6 @@ class Work implements Repo {
   }
 }
 
-type Point = { attributes: Record<string, unknown>; value: unknown };
-
-/** Each metric's data points, by name, as the reader collects them now. */
-async function collect(reader: MetricReader): Promise<Map<string, Point[]>> {
-  const { resourceMetrics } = await reader.collect();
-  const out = new Map<string, Point[]>();
-  for (const scope of resourceMetrics.scopeMetrics) {
-    for (const m of scope.metrics) out.set(m.descriptor.name, m.dataPoints as Point[]);
-  }
-  return out;
-}
-
-/** The sum of `points` whose attributes include `where`. */
-function total(points: readonly Point[] = [], where: Record<string, unknown> = {}): number {
-  return points
-    .filter((p) => Object.entries(where).every(([k, v]) => p.attributes[k] === v))
-    .reduce((n, p) => n + (typeof p.value === 'number' ? p.value : 0), 0);
-}
-
 let world: World | undefined;
 afterEach(() => {
   world?.leave();
@@ -88,8 +63,7 @@ afterEach(() => {
 
 it('counts retries, overdue steps, limit waits and slots, woken parents and scheduled seeds', async () => {
   world = enterWorld(25);
-  const reader = new CollectingReader();
-  const meterProvider = new MeterProvider({ readers: [reader] });
+  const { reader, meterProvider } = meters();
   const ns = 'engine-metrics';
   const store = await createFatesStore(new MemoryBackend(ns), {
     instanceId: 'metrics-1',
@@ -153,8 +127,7 @@ it('counts retries, overdue steps, limit waits and slots, woken parents and sche
 
 it('counts deferred seeds by op and kind, and step calls by their transaction’s priority', async () => {
   world = enterWorld(26);
-  const reader = new CollectingReader();
-  const meterProvider = new MeterProvider({ readers: [reader] });
+  const { reader, meterProvider } = meters();
   const ns = 'engine-metrics-seeds';
   const store = await createFatesStore(new MemoryBackend(ns), { instanceId: 'metrics-2' });
   const fate = new Fate({
