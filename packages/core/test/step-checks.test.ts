@@ -33,7 +33,10 @@ describe('what steps may return', () => {
       'isReady of step probe asked to wait 1000000000000000 ms; waiting a day instead',
     ]);
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, -Infinity, '5', undefined, null]) {
-      expect(code(() => readyWait(bad, step, warn)), String(bad)).toBe('FATE_INVALID_ARGUMENT');
+      expect(
+        code(() => readyWait(bad, step, warn)),
+        String(bad),
+      ).toBe('FATE_INVALID_ARGUMENT');
     }
     expect(warnings).toHaveLength(2);
   });
@@ -74,9 +77,10 @@ describe('what steps may return', () => {
       Object.assign(() => {}, { type: 'x', call: fn, state: fn }),
     ];
     for (const value of notSteps) {
-      expect(code(() => checkNextStep(value, step)), JSON.stringify(value)).toBe(
-        'FATE_INVALID_ARGUMENT',
-      );
+      expect(
+        code(() => checkNextStep(value, step)),
+        JSON.stringify(value),
+      ).toBe('FATE_INVALID_ARGUMENT');
     }
   });
 
