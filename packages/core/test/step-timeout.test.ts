@@ -1,9 +1,15 @@
 // Step timeouts (`step-timeout.ts`) in virtual time: the signal is aborted when the time
 // passes, the attempt fails only once the call settled, and a call that ignores its signal
 // is reported after the grace, never let go of.
+
+import { getEventListeners } from 'node:events';
 import { FateErrorCode, type JsonValue, OVERDUE_GRACE_MS, type Repo } from '@fate/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { callWithin as callWithinSrc } from '../src/engine/step-timeout.js';
+import {
+  callWithin as callWithinSrc,
+  MAX_STEP_TIMEOUT_MS,
+  stepTimeoutMs,
+} from '../src/engine/step-timeout.js';
 
 /** The unit from source, given a step typed by the built package (the same shape). */
 const callWithin = <T>(
@@ -146,4 +152,67 @@ describe('step timeouts', () => {
       await expect(attempt).rejects.toMatchObject({ code: FateErrorCode.INVALID_ARGUMENT });
     },
   );
+
+  it('gives a call begun after the run signal aborted an aborted signal, and no timeout', async () => {
+    const run = new AbortController();
+    run.abort(new Error('shutdown'));
+    const report = { overdue: vi.fn() };
+    let reason: unknown;
+    const call = pending();
+    const attempt = callWithin(
+      step(100),
+      run.signal,
+      (c) => {
+        reason = c.signal.aborted ? c.signal.reason : 'not aborted';
+        return call.done;
+      },
+      report,
+    );
+    expect(reason).toBe(run.signal.reason);
+    // the call ignores it and ends well after its timeout: what it returned stands
+    await vi.advanceTimersByTimeAsync(2_000);
+    call.settle('ended');
+    await expect(attempt).resolves.toBe('ended');
+    expect(report.overdue).not.toHaveBeenCalled();
+  });
+
+  it('does not call a run its timeout once the run signal aborted it first', async () => {
+    const run = new AbortController();
+    const call = pending();
+    const report = { overdue: vi.fn() };
+    const attempt = callWithin(step(100), run.signal, () => call.done, report);
+    await vi.advanceTimersByTimeAsync(50);
+    run.abort(new Error('shutdown'));
+    await vi.advanceTimersByTimeAsync(2_000); // past the timeout and its grace: ignored still
+    call.settle('ended');
+    await expect(attempt).resolves.toBe('ended');
+    expect(report.overdue).not.toHaveBeenCalled();
+  });
+
+  it('reports no overdue call once the late call ended within the grace', async () => {
+    const call = pending();
+    const report = { overdue: vi.fn() };
+    const attempt = callWithin(step(100), new AbortController().signal, () => call.done, report);
+    void attempt.catch(() => undefined);
+    await vi.advanceTimersByTimeAsync(100 + OVERDUE_GRACE_MS / 2);
+    call.settle('late');
+    await expect(attempt).rejects.toMatchObject({ code: FateErrorCode.STEP_TIMEOUT });
+    await vi.advanceTimersByTimeAsync(OVERDUE_GRACE_MS * 2);
+    expect(report.overdue).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('leaves no listener on the run signal, which outlives the call', async () => {
+    const run = new AbortController();
+    for (const ms of [100, 200]) {
+      await callWithin(step(ms), run.signal, async () => 'ok', { overdue: () => undefined });
+    }
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('takes a timeout of a day exactly, and none at all', () => {
+    expect(stepTimeoutMs(step(MAX_STEP_TIMEOUT_MS) as never)).toBe(MAX_STEP_TIMEOUT_MS);
+    expect(stepTimeoutMs(step(1) as never)).toBe(1);
+    expect(stepTimeoutMs(step() as never)).toBeUndefined();
+  });
 });
