@@ -1,7 +1,7 @@
 // Retry policies (`retry-policy.ts`): defaults, checks, which errors, and the backoff.
-import { backoffMs, FateErrorCode, resolveRetryPolicy } from '@fate/core';
 import { describe, expect, it } from 'vitest';
-import { resolveOpRetries } from '../src/engine/retry-policy.js';
+import { backoffMs, resolveOpRetries, resolveRetryPolicy } from '../src/engine/retry-policy.js';
+import { FateErrorCode } from '../src/index.js';
 import { code } from './test-steps.js';
 
 describe('retry policies', () => {
@@ -79,5 +79,35 @@ describe('retry policies', () => {
       FateErrorCode.INVALID_ARGUMENT,
     );
     expect(code(() => resolveOpRetries([] as never))).toBe(FateErrorCode.INVALID_ARGUMENT);
+    expect(code(() => resolveOpRetries(null as never))).toBe(FateErrorCode.INVALID_ARGUMENT);
+  });
+
+  it('takes every bound itself: 1,000 attempts, a day of backoff, a factor of 100, full jitter', () => {
+    const day = 24 * 60 * 60_000;
+    const p = resolveRetryPolicy(
+      { attempts: 1_000, backoffMs: day, factor: 100, maxBackoffMs: day, jitter: 1 },
+      'test',
+    );
+    expect(p).toMatchObject({ attempts: 1_000, backoffMs: day, factor: 100, maxBackoffMs: day });
+    expect(Object.isFrozen(p)).toBe(true);
+    for (const over of [{ backoffMs: day + 1 }, { maxBackoffMs: day + 1 }, { factor: 100.5 }]) {
+      expect(
+        code(() => resolveRetryPolicy({ attempts: 2, ...over }, 'test')),
+        String(over),
+      ).toBe(FateErrorCode.INVALID_ARGUMENT);
+    }
+    expect(() => resolveRetryPolicy('x' as never, 'retry of step s')).toThrow(
+      'retry of step s: not a retry policy',
+    );
+  });
+
+  it('retries only on a predicate answering true, and on the classes as they were given', () => {
+    const truthy = resolveRetryPolicy({ attempts: 2, retryOn: () => 1 as never }, 'test');
+    expect(truthy.retryable(new Error('x'))).toBe(false);
+    const classes: (typeof Error)[] = [RangeError];
+    const p = resolveRetryPolicy({ attempts: 2, retryOn: classes }, 'test');
+    classes.push(TypeError); // changed afterwards: the policy keeps what it was given
+    expect(p.retryable(new TypeError('x'))).toBe(false);
+    expect(p.retryable(new RangeError('x'))).toBe(true);
   });
 });

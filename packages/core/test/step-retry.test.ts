@@ -142,4 +142,78 @@ describe('retrying a failed call', () => {
     expect(await retryLater(h, held, repo({ attempts: -1 }), new Error('x'))).toBe(false);
     expect(h.warn).toHaveBeenCalled();
   });
+
+  it('counts afresh, errors and all, a step of the same type at another depth', async () => {
+    const [a] = await twoClients();
+    const { id } = await a.seed({ step: { type: 's', state: {} }, opName: 'op' });
+    await retryLater(host(), await a.reserve(id), repo(policy), new Error('below'));
+    const deeper = await a.reserve(id);
+    await deeper.commit([
+      { op: 'setStatus', status: 'IN_PROGRESS' },
+      { op: 'push', step: { type: 's', state: {} } },
+    ]);
+    expect(await retryLater(host(), deeper, repo(policy), new Error('above'))).toBe(true);
+    expect((await a.read(id)).info.retry).toStrictEqual({
+      depth: 2,
+      type: 's',
+      attempts: 1,
+      maxAttempts: 3,
+      errors: [{ message: 'above', name: 'Error' }],
+    });
+  });
+
+  it('fails at once an error its retryOn does not accept, counting the attempt', async () => {
+    const [a] = await twoClients();
+    const { id } = await a.seed({ step: { type: 's', state: {} }, opName: 'op' });
+    const only = repo({ attempts: 3, backoffMs: 0, retryOn: [TypeError] });
+    expect(await retryLater(host(), await a.reserve(id), only, new RangeError('no'))).toBe(false);
+    expect((await a.read(id)).info.retry?.attempts).toBe(1);
+  });
+
+  it('cuts a message only past 500 characters, and keeps no name or code a throw lacked', async () => {
+    const [a] = await twoClients();
+    const { id } = await a.seed({ step: { type: 's', state: {} }, opName: 'op' });
+    const many = repo({ attempts: 5, backoffMs: 0 });
+    await retryLater(host(), await a.reserve(id), many, new Error('m'.repeat(500)));
+    await retryLater(host(), await a.reserve(id), many, 'a plain string');
+    const errors = (await a.read(id)).info.retry?.errors;
+    expect(errors).toStrictEqual([
+      { message: 'm'.repeat(500), name: 'Error' },
+      { message: 'a plain string' },
+    ]);
+  });
+
+  it('fails without the count when there is no room for it, and passes a store fault on', async () => {
+    const [a] = await twoClients();
+    const tooLarge = new FateError(FateErrorCode.PAYLOAD_TOO_LARGE, 'no room');
+    const away = new FateError(FateErrorCode.STORE_UNAVAILABLE, 'away');
+    /** A reserved handle whose writes of the count throw `error`. */
+    const refusing = async (error: FateError) => {
+      const { id } = await a.seed({ step: { type: 's', state: {} }, opName: 'op' });
+      const fate = await a.reserve(id);
+      return Object.assign(Object.create(fate) as FateStore, {
+        getInfo: fate.getInfo.bind(fate),
+        getStack: fate.getStack.bind(fate),
+        commit: async () => {
+          throw error;
+        },
+        setInfo: async () => {
+          throw error;
+        },
+      });
+    };
+    // a retry's write (commit), and the final count's (setInfo, the attempts used up)
+    for (const p of [policy, { attempts: 1 }]) {
+      const h = host();
+      expect(await retryLater(h, await refusing(tooLarge), repo(p), new Error('x'))).toBe(false);
+      expect(h.warn).toHaveBeenCalledWith(
+        'the retry count cannot be stored (record too large)',
+        tooLarge,
+      );
+      expect(h.retried).not.toHaveBeenCalled();
+      await expect(retryLater(host(), await refusing(away), repo(p), new Error('x'))).rejects.toBe(
+        away,
+      );
+    }
+  });
 });
