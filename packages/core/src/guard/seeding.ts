@@ -75,7 +75,7 @@ export interface PreparedSeed {
 
 /** Validates a request (programmer mistakes are `FATE_INVALID_ARGUMENT`) and encodes it. */
 export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
-  if (typeof request !== 'object' || request === null) {
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) {
     throw invalidArgument(`seed needs a request object, got ${describe(request)}`);
   }
   const step = checkStep(request.step);
