@@ -12,16 +12,8 @@ import {
   MAX_CLAIM,
   newFateId,
   type Reservation,
-  type StoredRecord,
 } from '../src/index.js';
-
-const record = (reservation: Reservation | null): StoredRecord => ({
-  status: 'SUBMITTED',
-  stack: '[]',
-  info: '{}',
-  reservation,
-  deferUntil: 0,
-});
+import { submittedRecord as record } from './test-steps.js';
 
 /** A host over a backend with (or without) `claimMany`; `claimMany` answers `answer(reservations)`. */
 function host(opts: {

@@ -11,16 +11,9 @@ import {
   newFateId,
   type RecordWrite,
   type Reservation,
-  type StoredRecord,
 } from '../src/index.js';
+import { submittedRecord as record } from './test-steps.js';
 
-const record = (reservation: Reservation | null): StoredRecord => ({
-  status: 'SUBMITTED',
-  stack: '[]',
-  info: '{}',
-  reservation,
-  deferUntil: 0,
-});
 const ours = { lockId: 'me', uuid: 'held' };
 const change: RecordWrite = { status: 'SUCCESSFUL', release: { deferMs: 0 } };
 const range = { start: undefined, end: undefined } as never;

@@ -1,5 +1,5 @@
 // Steps and helpers the core's unit tests share.
-import type { FatesStore, JsonValue, Repo } from '../src/index.js';
+import type { FatesStore, JsonValue, Repo, Reservation, StoredRecord } from '../src/index.js';
 import { Fate, StepRegistry } from '../src/index.js';
 
 /** The `code` of what `fn` throws (the error itself as text when it has none); 'ok' when it returns. */
@@ -52,4 +52,9 @@ export function noopFate(store: FatesStore): Fate<object> {
     env: {},
     steps: [{ type: 'noop', fromState: () => new QuietStep('noop') }],
   });
+}
+
+/** A stored SUBMITTED record with one empty stack and info, held under `reservation` (or none). */
+export function submittedRecord(reservation: Reservation | null): StoredRecord {
+  return { status: 'SUBMITTED', stack: '[]', info: '{}', reservation, deferUntil: 0 };
 }
