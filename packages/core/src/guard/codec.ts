@@ -82,14 +82,14 @@ export function encodeJson(what: string, value: unknown): string {
   return text;
 }
 
+/** How deep a stored value may nest (a step's state, an info value, a return value). */
+export const MAX_JSON_DEPTH = 256;
+
 /**
  * Refuses what JSON would silently change or drop: functions, symbols, `undefined` in
  * arrays, NaN and ±Infinity (become null), BigInt and cycles (throw), and objects that are
  * not plain (a Date becomes a string, a Map `{}`). What passes round-trips unchanged.
  */
-/** How deep a stored value may nest (a step's state, an info value, a return value). */
-export const MAX_JSON_DEPTH = 256;
-
 export function checkJson(what: string, value: unknown): void {
   const seen = new Set<object>();
   const visit = (v: unknown, path: string, depth = 0): void => {
