@@ -182,7 +182,7 @@ export class GuardedFatesStore implements FatesStore {
     return this.#deadHolders.reservations(range);
   }
 
-  registerInstance(options?: RegisterOptions): Promise<void> {
+  async registerInstance(options?: RegisterOptions): Promise<void> {
     if (options?.group !== undefined && typeof options.group !== 'string') {
       throw invalidArgument('group must be a string');
     }
