@@ -19,6 +19,9 @@ export class ZkRequests {
   readonly #config: ResolvedZkConfig;
   readonly #deadlines: ZkDeadlines;
   readonly #session: ZkSession;
+  /** When the last answer came (`performance.now()`), and how many are awaited now. */
+  #lastAnswer = performance.now();
+  #unanswered = 0;
 
   constructor(config: ResolvedZkConfig, session: ZkSession) {
     this.#config = config;
@@ -49,24 +52,29 @@ export class ZkRequests {
     send: (zk: NativeZk, cb: RcCallback<T>) => number,
   ): Promise<{ rc: number; result: T }> {
     return new Promise((resolve, reject) => {
+      this.#unanswered++;
       const answered = this.#deadlines.start(() => {
         const ms = this.#config.operationTimeoutMs;
-        reject(unavailable(`${what} ${path}: no answer within ${ms} ms`));
+        reject(unavailable(`${what} ${path}: no answer within ${ms} ms (${this.#health(zk)})`));
       });
       let sent: number;
       try {
         sent = send(zk, (rc, _error, ...result) => {
           answered();
+          this.#unanswered--;
+          this.#lastAnswer = performance.now();
           if (rc === Rc.SESSIONEXPIRED) this.#session.drop(zk);
           resolve({ rc, result });
         });
       } catch (cause) {
         answered();
+        this.#unanswered--;
         reject(unavailable(`${what} ${path} could not be sent`, cause));
         return;
       }
       if (sent !== Rc.OK) {
         answered();
+        this.#unanswered--;
         if (sent === Rc.INVALIDSTATE) this.#session.drop(zk);
         reject(failure(what, path, sent));
         return;
@@ -74,4 +82,35 @@ export class ZkRequests {
       this.#session.sent(zk);
     });
   }
+
+  /**
+   * What an expired request's error says of the connection, to tell a stalled server
+   * (others unanswered as long, state connected) from a lost connection or a slow answer.
+   */
+  #health(zk: NativeZk): string {
+    const ago = Math.round(performance.now() - this.#lastAnswer);
+    return [
+      zk.client_id
+        ? `session 0x${zk.client_id}, ${stateName(zk.state)}`
+        : `no session, ${stateName(zk.state)}`,
+      `last answer from ZooKeeper ${ago} ms ago`,
+      `${this.#unanswered} unanswered`,
+    ].join(', ');
+  }
+}
+
+/** The C client's state names (zookeeper.h). */
+const STATE_NAMES: Readonly<Record<number, string>> = {
+  [-113]: 'auth failed',
+  [-112]: 'session expired',
+  0: 'closed',
+  1: 'connecting',
+  2: 'associating',
+  3: 'connected',
+  5: 'read-only',
+  999: 'not connected',
+};
+
+function stateName(state: number): string {
+  return STATE_NAMES[state] ?? `state ${state}`;
 }

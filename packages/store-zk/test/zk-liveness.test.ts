@@ -59,6 +59,12 @@ describe('ZooKeeper liveness records and the servers’ clock', () => {
     const err = await rejection(a.instances());
     expect(err.code).toBe('FATE_STORE_UNAVAILABLE');
     expect(Date.now() - started).toBeLessThan(2_000);
+    // it says what the connection looked like: connected, yet nothing answered for as long
+    const health =
+      /no answer within 1000 ms \(session 0x[0-9a-f]+, connected, last answer from ZooKeeper (\d+) ms ago, \d unanswered\)$/;
+    expect(err.message).toMatch(health);
+    const [, ago] = health.exec(err.message) ?? [];
+    expect(Number(ago)).toBeGreaterThanOrEqual(1_000);
     await frozen;
     let live: string[] | undefined;
     for (let i = 0; i < 20 && !live; i++) {

@@ -136,6 +136,22 @@ export function storeQueryTests(target: ConformanceTarget): void {
       expect((await store.read(id)).status).toBe(Status.SUBMITTED);
       faults.inject('lose-reply', 'list', 1);
       expect((await store.list()).map((r) => r.id)).toEqual([id]);
+      faults.inject('lose-reply', 'scanRunnable', 1);
+      expect((await store.scanRunnable()).ids).toEqual([id]);
+      // the listings of holders and of reservations, which the sweep and the console read
+      await store.registerInstance();
+      faults.inject('lose-reply', 'instances', 1);
+      expect((await store.instanceRecords()).map((r) => r.lockId)).toEqual([store.lockId]);
+      faults.inject('lose-reply', 'instances', 1);
+      expect((await store.liveInstances()).map((r) => r.lockId)).toEqual([store.lockId]);
+      const h = await store.reserve(id);
+      faults.inject('lose-reply', 'reservations', 1);
+      expect((await store.reservations()).map((r) => r.id)).toEqual([id]);
+      await h.commit([{ op: 'unreserve' }]);
+      // age-off's own listing: the backend's index where it has one, the full list otherwise
+      faults.inject('lose-reply', 'ageOffDue', 1).inject('lose-reply', 'list', 1);
+      expect(await store.ageOff({ retentionMs: 0 })).toEqual({ stamped: 0, deleted: 0 });
+      faults.heal();
       const queries = [
         ['counts', async () => expect((await store.counts()).total).toBe(1)],
         ['listPage', async () => expect((await store.listPage({})).rows).toHaveLength(1)],

@@ -74,7 +74,7 @@ export async function ageOffInBatches(
   const { retentionMs, limit } = checkAgeOffQuery(query);
   const now = backend.now();
   const q = { finishedBefore: now - retentionMs, now, limit };
-  const due = await caller.call('ageOffDue', (b) =>
+  const due = await caller.retried('ageOffDue', (b) =>
     (b.ageOffDue as NonNullable<StoreBackend['ageOffDue']>).call(b, q),
   );
   let deleted = 0;

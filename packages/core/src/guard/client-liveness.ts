@@ -122,7 +122,7 @@ export class ClientLiveness {
    * and whether that is within its timeout. Judging is `liveInstances`' job, not this.
    */
   async records(): Promise<InstanceRecordView[]> {
-    const records = await this.#backend.call('instances', (b) => b.instances());
+    const records = await this.#backend.retried('instances', (b) => b.instances());
     const now = this.#now();
     return records
       .map(({ lockId, state }) => {
@@ -146,11 +146,12 @@ export class ClientLiveness {
   /**
    * Reads every liveness record and lets the observer see them. Returns when the read was
    * sent (what it shows is no older: judge by it) and when its reply came (a renewal it
-   * shows happened no later: count from it).
+   * shows happened no later: count from it). A read whose reply was lost is asked again;
+   * `sent` stays the first attempt's, which the repeat's answer is no older than either.
    */
   async observe(): Promise<{ sent: number; at: number }> {
     const sent = performance.now();
-    const records = await this.#backend.call('liveInstances', (b) => b.instances());
+    const records = await this.#backend.retried('liveInstances', (b) => b.instances());
     const at = performance.now();
     this.#observer.observe(records, at, sent);
     return { sent, at };

@@ -80,7 +80,7 @@ export class DeadHolders {
     const out: Array<{ lockId: string; rows: ReservationEntry[] }> = [];
     for (const lockId of this.#liveness.observer.strays(performance.now())) {
       if (lockId === this.#lockId) continue;
-      const rows = await this.#backend.call('reservations', (b) => b.reservations({ lockId }));
+      const rows = await this.#backend.retried('reservations', (b) => b.reservations({ lockId }));
       out.push({
         lockId,
         rows: rows.filter(
@@ -93,7 +93,7 @@ export class DeadHolders {
 
   /** Releases reservations stored under this lock id that this client does not hold. */
   async releaseOrphans(): Promise<ReservationEntry[]> {
-    const mine = await this.#backend.call('releaseOrphans', (b) =>
+    const mine = await this.#backend.retried('releaseOrphans', (b) =>
       b.reservations({ lockId: this.#lockId }),
     );
     const released: ReservationEntry[] = [];
@@ -109,7 +109,7 @@ export class DeadHolders {
   }
 
   async reservations(range?: IdRange): Promise<ReservationEntry[]> {
-    const rows = await this.#backend.call('reservations', (b) =>
+    const rows = await this.#backend.retried('reservations', (b) =>
       b.reservations(range ? { range } : undefined),
     );
     return rows.filter(

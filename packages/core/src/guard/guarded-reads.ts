@@ -72,7 +72,7 @@ export class GuardedReads {
       range,
       options,
       (r, limit, after) =>
-        this.#backend.call('scanRunnable', (b) => b.scanRunnable(r, limit, after)),
+        this.#backend.retried('scanRunnable', (b) => b.scanRunnable(r, limit, after)),
       this.#store.capabilities.priorities,
     );
   }

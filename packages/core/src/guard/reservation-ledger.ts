@@ -40,7 +40,7 @@ export class ReservationLedger {
   /** The reservations the store keeps under this client's lock id. */
   async #listOwn(): Promise<Array<{ id: string; reservation: Reservation }>> {
     const lockId = this.#lockId;
-    const rows = await this.#backend.call('reservations', (b) => b.reservations({ lockId }));
+    const rows = await this.#backend.retried('reservations', (b) => b.reservations({ lockId }));
     return rows.filter((r) => r.reservation.lockId === lockId);
   }
 
