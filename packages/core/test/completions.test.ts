@@ -145,6 +145,54 @@ describe('Completions', () => {
     expect(await c.wait(done, { signal: AbortSignal.abort() })).toMatchObject({ id: done });
   });
 
+  it('keeps the other waiters of a transaction when one of them stops waiting', async () => {
+    const s = fakeStore();
+    const c = new Completions(s.store);
+    const id = newFateId();
+    const controller = new AbortController();
+    const leaving = outcome(c.wait(id, { signal: controller.signal }));
+    const staying = outcome(c.wait(id));
+    await vi.advanceTimersByTimeAsync(20);
+    controller.abort();
+    expect(await leaving).toEqual({ err: 'FATE_ABORTED' });
+    s.views.set(id, { status: Status.SUCCESSFUL });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await staying).toMatchObject({ ok: { id, status: Status.SUCCESSFUL } });
+  });
+
+  it('ignores a read that comes back after its only waiter left, finished or failed', async () => {
+    const [done, broken] = [newFateId(), newFateId()];
+    const reads: FateId[] = [];
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((r) => {
+      answer = r;
+    });
+    const store = {
+      read: async (id: FateId): Promise<FateView> => {
+        reads.push(id);
+        // each wait's own first read: still running; the poll's reads: held, then done or broken
+        if (reads.filter((r) => r === id).length > 1) {
+          await answered;
+          if (id === broken) throw new TypeError('a corrupt record');
+          return { id, status: Status.SUCCESSFUL, info: {}, stack: [] } as unknown as FateView;
+        }
+        return { id, status: Status.IN_PROGRESS, info: {}, stack: [] } as unknown as FateView;
+      },
+    } as unknown as FatesStore;
+    const c = new Completions(store);
+    const controller = new AbortController();
+    const waits = [done, broken].map((id) => outcome(c.wait(id, { signal: controller.signal })));
+    await vi.advanceTimersByTimeAsync(30); // the first poll (at 10 ms) is reading both
+    expect(reads).toEqual([done, broken, done, broken]);
+    controller.abort();
+    expect(await Promise.all(waits)).toEqual([{ err: 'FATE_ABORTED' }, { err: 'FATE_ABORTED' }]);
+    // the reads answer now, with nobody waiting: nothing is thrown, nothing polls again
+    answer();
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(reads).toHaveLength(4);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('says in a timeout how far the transaction had got', async () => {
     const s = fakeStore();
     const c = new Completions(s.store);

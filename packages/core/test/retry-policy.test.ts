@@ -64,6 +64,8 @@ describe('retry policies', () => {
     [{ attempts: 2, jitter: 2 }],
     [{ attempts: 2, maxBackoffMs: Number.POSITIVE_INFINITY }],
     [{ attempts: 2, retryOn: ['Error'] }],
+    [{ attempts: 2, retryOn: [RangeError, 'Error'] }],
+    [{ attempts: 2, backoffMs: Number.NaN }],
     [{}],
     [null],
   ])('refuses %j as FATE_INVALID_ARGUMENT', (policy) => {
@@ -80,6 +82,10 @@ describe('retry policies', () => {
     );
     expect(code(() => resolveOpRetries([] as never))).toBe(FateErrorCode.INVALID_ARGUMENT);
     expect(code(() => resolveOpRetries(null as never))).toBe(FateErrorCode.INVALID_ARGUMENT);
+    // refused as a whole, not taken apart into policies by character
+    expect(() => resolveOpRetries('x' as never)).toThrow(
+      'retry is an object of retry policies by op name',
+    );
   });
 
   it('takes every bound itself: 1,000 attempts, a day of backoff, a factor of 100, full jitter', () => {

@@ -176,11 +176,17 @@ describe('retrying a failed call', () => {
     const many = repo({ attempts: 5, backoffMs: 0 });
     await retryLater(host(), await a.reserve(id), many, new Error('m'.repeat(500)));
     await retryLater(host(), await a.reserve(id), many, 'a plain string');
+    const coded = Object.assign(new Error('reset'), { code: 'ECONNRESET' });
+    await retryLater(host(), await a.reserve(id), many, coded);
+    // a step may throw anything, undefined too: it is retried like any error its policy takes
+    expect(await retryLater(host(), await a.reserve(id), many, undefined)).toBe(true);
     const errors = (await a.read(id)).info.retry?.errors;
-    expect(errors).toStrictEqual([
+    expect(errors?.slice(0, 3)).toStrictEqual([
       { message: 'm'.repeat(500), name: 'Error' },
       { message: 'a plain string' },
+      { message: 'reset', name: 'Error', code: 'ECONNRESET' },
     ]);
+    expect(errors).toHaveLength(4);
   });
 
   it('fails without the count when there is no room for it, and passes a store fault on', async () => {

@@ -7,7 +7,8 @@ import { Status } from '../status.js';
  * Submits records seeded `held` (NEW): each is reserved, and set SUBMITTED in one fenced
  * write only if it is still NEW, so a record is submitted at most once whoever tries (a
  * submitted record never becomes NEW again). Returns the ids it could not judge now
- * (reserved by someone else) and how many it submitted; a store fault is thrown.
+ * (reserved by someone else) and how many it submitted; a store fault is thrown, and a
+ * reservation whose write it left unknown is abandoned (released by `releaseOrphans`).
  */
 export async function submitHeld(
   store: FatesStore,
@@ -28,7 +29,13 @@ export async function submitHeld(
         submitted.push(id);
       }
     } finally {
-      if (h.isReserved) await h.unreserve();
+      try {
+        if (h.isReserved) await h.unreserve();
+      } finally {
+        // a write whose outcome is unknown: given up, so the reservation becomes an orphan
+        // the engine's next reconcile releases (releaseOrphans), not one held until exit
+        if (h.outcomeUnknown) h.abandon();
+      }
     }
   }
   return { left, submitted };
