@@ -215,14 +215,16 @@ describe('Redis outages', () => {
     const failures: string[] = [];
     let slowest = 0;
     let recovered = false;
-    // Every call during the outage fails fast; none waits for the server to come back. (A
-    // scan, which the guard does not ask again: a read is, for about half a second, and may
-    // see no outage at all.)
+    // Every call during the outage fails fast; none waits for the server to come back. The
+    // backend's own calls: the guard asks every read again for about half a second, so a
+    // probe through it may see no outage at all.
+    const probe = createRedisBackend(storeUrl(newPrefix()));
+    await probe.open();
     const deadline = Date.now() + 30_000;
     while (!recovered && Date.now() < deadline) {
       const started = Date.now();
       try {
-        await store.scanRunnable();
+        await probe.scanRunnable(undefined, 10);
         recovered = restarted;
       } catch (err) {
         failures.push((err as { code: string }).code);
@@ -231,6 +233,7 @@ describe('Redis outages', () => {
       await new Promise((r) => setTimeout(r, 5));
     }
     await restarting;
+    await probe.close();
     expect(recovered).toBe(true);
     expect(failures.length).toBeGreaterThan(0);
     expect(new Set(failures)).toEqual(new Set(['FATE_STORE_UNAVAILABLE']));
