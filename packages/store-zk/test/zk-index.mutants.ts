@@ -2,14 +2,18 @@
 // packages/conformance/src/mutants/README.md). Mutants of what the wrappers cannot reach:
 // the ZooKeeper store's index upkeep (the runnable and reservation markers beside each
 // record). Each replaces one method of an index class for every client, and the store
-// suite on a real ZooKeeper must fail. FATE_MUTANTS picks some by name.
+// suite on a real ZooKeeper, plus the check that an ending write drops its markers at
+// once (zk-marker-check.ts), must fail. FATE_MUTANTS picks some by name.
 import type { BackendMutant } from '@fate/conformance/mutants';
-import { runMutantConformance } from '@fate/conformance/mutants';
+import { MutantShared, runMutantConformance } from '@fate/conformance/mutants';
+import { parseZkUrl } from '@fate/store-zk';
 import { ZkReservationIndex, ZkRunnableIndex } from '@fate/store-zk/internal';
 import { startZooKeeper } from '@fate/test-services';
 import { useService } from '@fate/test-services/use-service';
 import { it } from 'vitest';
 import { reusingZkFactory } from './zk-chroot-reuse.js';
+import { rawClient } from './zk-fixture.js';
+import { checkEndingWritesDropMarkers } from './zk-marker-check.js';
 
 type Proto = Record<string, unknown>;
 interface IndexMutation {
@@ -107,6 +111,23 @@ if (!chosen?.length || only?.length) {
   runMutantConformance({ name: 'zookeeper', factory: reusingZkFactory(zookeeper) }, indexMutants, {
     ...(only?.length ? { only } : {}),
     bail: process.env.FATE_MUTANTS_ALL !== '1',
+    additions: (target, mutant) => {
+      it('zookeeper: an ending write drops its runnable and reservation markers at once', async () => {
+        const fixture = await target.factory();
+        const backend = mutant.wrap(fixture.backend(), new MutantShared());
+        const raw = await rawClient((await zookeeper()).url);
+        try {
+          await backend.open();
+          const { chroot } = parseZkUrl(fixture.url ?? '');
+          if (!chroot) throw new Error(`no chroot in ${fixture.url}`);
+          await checkEndingWritesDropMarkers(backend, raw, chroot);
+        } finally {
+          raw.close();
+          await backend.close();
+          await fixture.destroy();
+        }
+      });
+    },
   });
 } else {
   it.skip('no ZooKeeper index mutant was chosen', () => undefined);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type FateId, newFateId, partitionRange, Status } from '@fate/core';
 import { describe, expect, it, vi } from 'vitest';
 import { newRecord, useZooKeeper } from './zk-fixture.js';
+import { checkEndingWritesDropMarkers } from './zk-marker-check.js';
 
 /** `n` fresh ids, sorted. */
 const freshIds = (n: number): FateId[] => Array.from({ length: n }, () => newFateId()).sort();
@@ -149,39 +150,9 @@ describe('ZooKeeper inserts, paged scans and the reservation index', () => {
     expect(await a.reservations({ range, lockId: 'nobody' })).toEqual([]);
   });
 
-  // The markers a write stops needing go with the write itself, before any scan could
-  // repair them (the store-hygiene case sees them only after a scan, which repairs stale
-  // markers on the way, so whether it caught a write that left them depended on the ids).
   it('removes the runnable and reservation markers of a record with the write that ends them', async () => {
     const ns = zk.space();
-    const a = await ns.backend();
-    const [done, failed, deleted] = freshIds(3) as [FateId, FateId, FateId];
-    const runnable = (id: FateId) =>
-      zk.raw.pathExists(`${ns.chroot}/runnable/${id[0]}/${id}`, false);
-    const reserved = async (id: FateId) =>
-      (await zk.raw.get_children(`${ns.chroot}/reserved/${id[0]}`, false)).filter((n: string) =>
-        n.startsWith(`${id}+`),
-      );
-    for (const id of [done, failed, deleted]) {
-      expect(await a.insert(id, newRecord(Status.SUBMITTED))).toBe(true);
-      expect(await runnable(id)).toBe(true);
-    }
-    const hold = (id: FateId) => ({ lockId: 'w@000000000001', uuid: `u-${id}` });
-    for (const id of [done, failed, deleted]) {
-      expect(await a.tryReserve(id, hold(id), true)).toMatchObject({ reservation: hold(id) });
-      expect(await reserved(id)).toHaveLength(1);
-    }
-    expect(
-      await a.write(done, hold(done), { status: Status.SUCCESSFUL, release: { deferMs: 0 } }),
-    ).toBe(true);
-    expect(
-      await a.write(failed, hold(failed), { status: Status.FAILED, release: { deferMs: 0 } }),
-    ).toBe(true);
-    expect(await a.write(deleted, hold(deleted), { delete: true })).toBe(true);
-    for (const id of [done, failed, deleted]) {
-      expect(await runnable(id), id).toBe(false);
-      expect(await reserved(id), id).toEqual([]);
-    }
+    await checkEndingWritesDropMarkers(await ns.backend(), zk.raw, ns.chroot);
   });
 
   it('leaves only its 294 bookkeeping nodes once every transaction was finished and deleted', async () => {

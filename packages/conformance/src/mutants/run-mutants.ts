@@ -12,6 +12,13 @@ export interface MutantRunOptions {
    * runs every case against every mutant, to see all the cases that kill each one.
    */
   readonly bail?: boolean;
+  /**
+   * The backend's own cases, registered inside each mutant's run after the suite (and
+   * counted like its cases): for mutants of a backend's insides that only a look behind
+   * the contract sees at once. They get the unmutated target and the mutant; a backend
+   * they open must go through `mutant.wrap`.
+   */
+  readonly additions?: (target: ConformanceTarget, mutant: BackendMutant) => void;
 }
 
 /**
@@ -58,6 +65,9 @@ export function runMutantConformance(
         });
       }
       runStoreConformance(mutated(target, mutant));
+      const { additions } = options;
+      if (additions)
+        describe(`${target.name}: the backend's own cases`, () => additions(target, mutant));
     });
   }
 }
