@@ -44,6 +44,7 @@ const FIXED_SEEDS: Record<string, number> = {
   childScenarios: 250984579,
   priorityScenarios: -827516543,
   mixedScannerScenarioArb: 1157726883,
+  outageScenarios: 20261203,
 };
 
 const generators = GENERATORS;
@@ -154,6 +155,12 @@ describe('simulation (memory backend, virtual time)', () => {
     'mixedScannerScenarioArb',
     `finds no violation in ${Math.ceil(focused / 2)} runs with range and hash engines in one group`,
     Math.ceil(focused / 2),
+    300_000,
+  );
+  simulates(
+    'outageScenarios',
+    `finds no violation in ${focused} runs with outages of the store longer than the guard's repeats`,
+    focused,
     300_000,
   );
 

@@ -134,6 +134,32 @@ export function lostReplyTests(target: ConformanceTarget): void {
       expect(view.stack).toEqual([step()]);
     });
 
+    it('releases a reservation whose handle holds it only with an unknown outcome; refresh() then says so', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      await store.registerInstance();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await store.reserve(id);
+      await h.setStatus(Status.IN_PROGRESS);
+      faults.inject('lose-reply', 'write', ALWAYS);
+      expect((await rejection(h.setStatus(Status.FAILED_IN_PROGRESS))).code).toBe(
+        'FATE_STORE_UNAVAILABLE',
+      );
+      faults.heal();
+      expect(h.outcomeUnknown).toBe(true);
+      // a caller that neither refreshes nor abandons the handle (it keeps a reference) must
+      // not keep the transaction from everyone until this client exits
+      const kept = await store.reserve((await ctx.store.seed({ step: step(), opName: 'op' })).id);
+      expect((await store.releaseOrphans()).map((r) => r.id)).toEqual([id]);
+      expect((await ctx.store.reservations()).map((r) => r.id)).toEqual([kept.id]);
+      expect(await h.refresh()).toBe(false);
+      expect(h.isReserved).toBe(false);
+      const again = await ctx.store.tryReserve(id);
+      expect(again?.isReserved).toBe(true);
+      expect(await again?.getStatus()).toBe(Status.FAILED_IN_PROGRESS);
+      await again?.unreserve();
+      await kept.unreserve();
+    });
+
     it('releases reservations held under its own name that it forgot (a store that lost a release)', async () => {
       const { store, faults } = await ctx.faultyClient();
       await store.registerInstance();

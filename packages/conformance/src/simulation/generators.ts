@@ -2,6 +2,7 @@ import type fc from 'fast-check';
 import { childScenarios } from './children.js';
 import { sweepScenarios } from './focused.js';
 import { limitScenarios, rateLimitScenarios } from './limits.js';
+import { outageScenarios } from './outages.js';
 import { priorityScenarios } from './priorities.js';
 import {
   featureScenarioArb,
@@ -25,6 +26,7 @@ export const GENERATORS = {
   childScenarios,
   priorityScenarios,
   mixedScannerScenarioArb,
+  outageScenarios,
 } satisfies Record<string, fc.Arbitrary<Scenario>>;
 
 export type GeneratorName = keyof typeof GENERATORS;

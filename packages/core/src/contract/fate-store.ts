@@ -46,7 +46,8 @@ export interface FateStore {
   /**
    * True after a write whose outcome is unknown (the store did not answer, even when asked
    * again): the cached state may be wrong, so every read and write throws
-   * `FATE_OUTCOME_UNKNOWN` until `refresh()` has read the record again.
+   * `FATE_OUTCOME_UNKNOWN` until `refresh()` has read the record again. Meanwhile the
+   * engine's next `releaseOrphans` may release the reservation; `refresh()` then answers false.
    */
   readonly outcomeUnknown: boolean;
 

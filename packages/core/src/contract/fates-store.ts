@@ -165,7 +165,9 @@ export interface FatesStore {
   ): Promise<ReservationEntry[]>;
   /**
    * Self-reconciliation: releases reservations stored under this client's lock id that no
-   * handle of this client holds (left by a lost reply, or by a store that lost a release).
+   * handle of this client holds (left by a lost reply, or by a store that lost a release),
+   * or that a handle holds only with an unknown outcome (`outcomeUnknown`: it refuses every
+   * use until `refresh()`, which then finds the reservation gone and ends the handle).
    */
   releaseOrphans(): Promise<ReservationEntry[]>;
 

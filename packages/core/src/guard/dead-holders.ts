@@ -91,7 +91,10 @@ export class DeadHolders {
     return out;
   }
 
-  /** Releases reservations stored under this lock id that this client does not hold. */
+  /**
+   * Releases reservations stored under this lock id that this client does not hold, or holds
+   * only through a handle whose last write's outcome is unknown (see `ReservationLedger.keeps`).
+   */
   async releaseOrphans(): Promise<ReservationEntry[]> {
     const mine = await this.#backend.retried('releaseOrphans', (b) =>
       b.reservations({ lockId: this.#lockId }),
@@ -99,7 +102,7 @@ export class DeadHolders {
     const released: ReservationEntry[] = [];
     for (const entry of mine) {
       if (!isReservation(entry.reservation) || entry.reservation.lockId !== this.#lockId) continue;
-      if (this.#ledger.holds(entry.reservation.uuid)) continue;
+      if (this.#ledger.keeps(entry.reservation.uuid)) continue;
       const id = entry.id as ReservationEntry['id'];
       if (await this.#clear({ id, reservation: entry.reservation })) {
         released.push({ id, reservation: entry.reservation });

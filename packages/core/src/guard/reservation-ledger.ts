@@ -5,18 +5,24 @@ import type { BackendCaller } from './backend-caller.js';
 const FIRST_PAUSE_MS = 250;
 const MAX_PAUSE_MS = 5_000;
 
+/** What the ledger needs of a handle it tracks. */
+export interface HeldHandle {
+  readonly outcomeUnknown: boolean;
+}
+
 /**
  * This client's own record of the reservations it holds: those being taken (a tryReserve
  * in flight) and those a live handle holds. `releaseOrphans` releases anything the store
- * keeps under this client's lock id that is not here. Handles are held weakly, so a
- * handle dropped without an unreserve does not pin its entry forever.
+ * keeps under this client's lock id that is not here, or is held by a handle whose last
+ * write's outcome stayed unknown (`keeps`). Handles are held weakly, so a handle dropped
+ * without an unreserve does not pin its entry forever.
  *
  * It also finishes what a lost reply left open: a reservation whose tryReserve never got
  * an answer may be stored, so it is cleared in the background until the store says
  * yes or no (`uncertain`).
  */
 export class ReservationLedger {
-  readonly #held = new Map<string, WeakRef<object> | 'pending'>();
+  readonly #held = new Map<string, WeakRef<HeldHandle> | 'pending'>();
   readonly #uncertain = new Map<string, { id: FateId; reservation: Reservation }>();
   /** Uuids of claims (`claimMany`) whose outcome stayed unknown: which ids, nobody knows. */
   readonly #uncertainClaims = new Set<string>();
@@ -50,7 +56,7 @@ export class ReservationLedger {
   }
 
   /** A handle now holds the reservation. */
-  hold(uuid: string, handle: object): void {
+  hold(uuid: string, handle: HeldHandle): void {
     this.#held.set(uuid, new WeakRef(handle));
   }
 
@@ -66,6 +72,20 @@ export class ReservationLedger {
     if (entry === 'pending' || entry.deref() !== undefined) return true;
     this.#held.delete(uuid);
     return false;
+  }
+
+  /**
+   * True while this client is taking the reservation with this uuid, or a handle holds it
+   * and knows it does: not after a write whose outcome stayed unknown. Such a handle refuses
+   * every use until `refresh()`, which ends it if the reservation is gone, so releasing the
+   * reservation under it is safe; left alone it would be held until the handle is collected
+   * or this client exits, by callers that never refresh nor abandon it.
+   */
+  keeps(uuid: string): boolean {
+    const entry = this.#held.get(uuid);
+    if (entry === 'pending') return true;
+    const handle = entry?.deref();
+    return this.holds(uuid) && handle?.outcomeUnknown !== true;
   }
 
   /** A tryReserve whose outcome stayed unknown: clear it once the store answers. */
