@@ -45,6 +45,7 @@ const FIXED_SEEDS: Record<string, number> = {
   priorityScenarios: -827516543,
   mixedScannerScenarioArb: 1157726883,
   outageScenarios: 20261203,
+  featureOutageScenarios: 20261204,
 };
 
 const generators = GENERATORS;
@@ -160,6 +161,12 @@ describe('simulation (memory backend, virtual time)', () => {
   simulates(
     'outageScenarios',
     `finds no violation in ${focused} runs with outages of the store longer than the guard's repeats`,
+    focused,
+    300_000,
+  );
+  simulates(
+    'featureOutageScenarios',
+    `finds no violation in ${focused} runs of children, limits, retries and deferrals with outages of the store`,
     focused,
     300_000,
   );

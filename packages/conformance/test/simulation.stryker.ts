@@ -34,6 +34,7 @@ describe('simulation under Stryker (memory backend, virtual time)', () => {
     priorityScenarios: 10,
     mixedScannerScenarioArb: 20,
     outageScenarios: 20,
+    featureOutageScenarios: 20,
   };
   for (const [name, numRuns] of Object.entries(runs) as Array<[GeneratorName, number]>) {
     it(`${numRuns} runs of ${name}`, async () => {

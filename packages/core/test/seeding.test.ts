@@ -84,6 +84,12 @@ describe('prepareSeed', () => {
     );
     expect(full.id).toBe(keyedFateId({ type: 'order', key: '42' }));
     expect(full.keyed).toBe(true);
+    // a keyed seed's random token, 8 bytes in hex, a new one each time
+    expect(full.token).toMatch(/^[0-9a-f]{16}$/);
+    expect(prepareSeed({ step, opName: 'op', key: { type: 'o', key: '1' } }, 500).token).not.toBe(
+      prepareSeed({ step, opName: 'op', key: { type: 'o', key: '1' } }, 500).token,
+    );
+    expect(plain.token).toBeUndefined();
     expect(full.record).toStrictEqual({
       status: 'NEW',
       stack: JSON.stringify([step]),
@@ -93,6 +99,7 @@ describe('prepareSeed', () => {
         autoClean: true,
         retainMs: 0,
         key: { type: 'order', key: '42' },
+        seedToken: full.token,
         internal: { parent: 'p' },
       }),
       op: 'op',
@@ -179,17 +186,29 @@ describe('inserting seeds', () => {
 });
 
 describe('insertedByUs', () => {
-  it('takes a random id as ours, and a keyed one only when its stamp and first step match', () => {
+  it('takes a random id as ours, and a keyed one only when it carries our seed token', () => {
     expect(insertedByUs(prepareSeed({ step, opName: 'op' }, 1), undefined)).toBe(true);
     const seed = keyed(1_000);
     expect(insertedByUs(seed, undefined)).toBe(false);
     expect(insertedByUs(seed, storedAs(seed))).toBe(true);
+    // another seed of the same key, stamped in the same millisecond with the same step
+    expect(insertedByUs(seed, storedAs(keyed(1_000)))).toBe(false);
+    expect(insertedByUs(keyed(1_000), storedAs(seed))).toBe(false);
+  });
+
+  it('judges a keyed record stored without a token (an older version) by its stamp and first step', () => {
+    const seed = keyed(1_000);
+    const untokened = (s: PreparedSeed, over: Partial<StoredRecord> = {}) => {
+      const { seedToken: _, ...info } = JSON.parse(s.record.info);
+      return storedAs(s, { info: JSON.stringify(info), ...over });
+    };
+    expect(insertedByUs(seed, untokened(seed))).toBe(true);
     // moved on since: a later step pushed, status changed
     const later = JSON.stringify([step, { type: 't', state: {} }]);
-    expect(insertedByUs(seed, storedAs(seed, { stack: later, status: 'IN_PROGRESS' }))).toBe(true);
-    expect(insertedByUs(seed, storedAs(keyed(1_001)))).toBe(false);
+    expect(insertedByUs(seed, untokened(seed, { stack: later, status: 'IN_PROGRESS' }))).toBe(true);
+    expect(insertedByUs(seed, untokened(keyed(1_001)))).toBe(false);
     const otherStep = JSON.stringify([{ type: 's', state: { n: 2 } }]);
-    expect(insertedByUs(seed, storedAs(seed, { stack: otherStep }))).toBe(false);
+    expect(insertedByUs(seed, untokened(seed, { stack: otherStep }))).toBe(false);
     expect(insertedByUs(seed, storedAs(seed, { info: '{broken' }))).toBe(false);
   });
 });

@@ -134,6 +134,23 @@ export function lostReplyTests(target: ConformanceTarget): void {
       expect(view.stack).toEqual([step()]);
     });
 
+    it('registers although its first heartbeat failed or lost its reply; a periodic beat is tried once', async () => {
+      for (const kind of ['fail', 'lose-reply'] as const) {
+        const { store, faults } = await ctx.faultyClient();
+        faults.inject(kind, 'heartbeat', 1);
+        await store.registerInstance({ group: 'g' });
+        expect((await ctx.store.instanceRecords()).map((r) => r.lockId)).toContain(store.lockId);
+        faults.inject('fail', 'heartbeat', 1);
+        expect((await rejection(store.heartbeat())).code).toBe('FATE_STORE_UNAVAILABLE');
+        await store.heartbeat();
+        await store.unregisterInstance();
+      }
+      // a store away longer than the repeats still fails the registration, typed
+      const { store, faults } = await ctx.faultyClient();
+      faults.inject('fail', 'heartbeat', ALWAYS);
+      expect((await rejection(store.registerInstance())).code).toBe('FATE_STORE_UNAVAILABLE');
+    });
+
     it('releases a reservation whose handle holds it only with an unknown outcome; refresh() then says so', async () => {
       const { store, faults } = await ctx.faultyClient();
       await store.registerInstance();

@@ -1,7 +1,10 @@
 import fc from 'fast-check';
+import { childScenarios } from './children.js';
 import type { FaultDecision } from './faults.js';
-import { type Scenario, scenarioArb } from './scenario.js';
-import { scheduleScenarios } from './schedules.js';
+import { ageOffScenarios, sweepScenarios } from './focused.js';
+import { limitScenarios, rateLimitScenarios } from './limits.js';
+import { featureScenarioArb, runAtScenarioArb, type Scenario, scenarioArb } from './scenario.js';
+import { lateInsertScenarios, scheduleScenarios } from './schedules.js';
 
 /**
  * A run of `length` calls in a row (of any client), the first after `gap` untouched calls,
@@ -18,6 +21,13 @@ const outageArb = fc
     Array.from({ length }, (_, i) => ({ gap: i === 0 ? gap : 0, delayMs, fault })),
   );
 
+/** `arb`'s scenarios with their fault plan replaced by 1–4 outages (`outageArb`). */
+function withOutages(arb: fc.Arbitrary<Scenario>): fc.Arbitrary<Scenario> {
+  return fc
+    .tuple(arb, fc.array(outageArb, { minLength: 1, maxLength: 4 }))
+    .map(([sc, outages]): Scenario => ({ ...sc, faults: outages.flat() }));
+}
+
 /**
  * Short outages of the store (issue 21): the worlds of `scenarioArb` and
  * `scheduleScenarios`, with their fault plan replaced by 1–4 runs of consecutive failed or
@@ -27,9 +37,25 @@ const outageArb = fc
  * these. It found a held record a schedule tick kept reserved after such a write
  * (REGRESSIONS.md).
  */
-export const outageScenarios: fc.Arbitrary<Scenario> = fc
-  .tuple(
-    fc.oneof(scenarioArb, scheduleScenarios),
-    fc.array(outageArb, { minLength: 1, maxLength: 4 }),
-  )
-  .map(([sc, outages]): Scenario => ({ ...sc, faults: outages.flat() }));
+export const outageScenarios: fc.Arbitrary<Scenario> = withOutages(
+  fc.oneof(scenarioArb, scheduleScenarios),
+);
+
+/**
+ * The same outages in the worlds of the workflow features: child transactions, cluster-wide
+ * concurrency and rate limits, retries, timeouts and deferred seeds (`delayMs`, `runAt`),
+ * the sweep of strays, age-off and a schedule holder's late insert. Not the priority
+ * scenarios: their starvation bound does not hold across outages (architecture, priorities).
+ */
+export const featureOutageScenarios: fc.Arbitrary<Scenario> = withOutages(
+  fc.oneof(
+    childScenarios,
+    limitScenarios,
+    rateLimitScenarios,
+    featureScenarioArb,
+    runAtScenarioArb,
+    sweepScenarios,
+    ageOffScenarios,
+    lateInsertScenarios,
+  ),
+);

@@ -136,11 +136,13 @@ export interface FatesStore {
   /**
    * Records this client as live. With a `group` it is an engine and takes part in
    * membership (partitions); without, it only keeps its reservations from being cleared.
+   * Its heartbeat is asked again after a failure or a lost reply (20, 100, 400 ms), so one
+   * dropped request does not fail an engine's start.
    */
   registerInstance(options?: RegisterOptions): Promise<void>;
   /** Marks this client gone: it leaves membership at once and its reservations may be cleared. */
   unregisterInstance(): Promise<void>;
-  /** Refreshes this client's liveness. */
+  /** Refreshes this client's liveness: one attempt (the next beat follows a failed one). */
   heartbeat(): Promise<void>;
   /** Instances this client has observed live (renewing), sorted by lock id. */
   liveInstances(): Promise<LiveInstance[]>;

@@ -39,6 +39,12 @@ export interface TxInfo {
   retainMs?: number;
   key?: FateKey;
   /**
+   * A random token of the keyed seed that inserted it, so a seed asked again after a lost
+   * reply tells its own insert from another seed of the same key, even one stamped in the
+   * same millisecond with the same step.
+   */
+  seedToken?: string;
+  /**
    * State of the engine's own records (schedules, concurrency slots: op names starting with
    * `fate:`), which stay NEW and are never run.
    */

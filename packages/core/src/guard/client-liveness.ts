@@ -58,14 +58,24 @@ export class ClientLiveness {
     return 3 * this.#timeoutMs;
   }
 
+  /**
+   * The first beat. Unlike the periodic ones (a failed beat is followed by the next), it is
+   * asked again after a failure or a lost reply, as the guard's reads are: one dropped
+   * request must not fail an engine's start. A repeat writes the same state; the lease
+   * counts from the first attempt's send (the caller's), so a repeat only shortens it.
+   */
   async register(options: RegisterOptions = {}): Promise<void> {
     this.#group = options.group;
     this.#load = options.load;
-    await this.heartbeat();
+    await this.#beatOnce('retried');
     this.#registered = true;
   }
 
-  async heartbeat(): Promise<void> {
+  heartbeat(): Promise<void> {
+    return this.#beatOnce('call');
+  }
+
+  async #beatOnce(how: 'call' | 'retried'): Promise<void> {
     const state = encodeInstanceState({
       beat: ++this.#beat,
       timeoutMs: this.#timeoutMs,
@@ -73,13 +83,16 @@ export class ClientLiveness {
       ...(this.#group !== undefined ? { group: this.#group } : {}),
       ...this.#pools(),
     });
-    try {
-      await this.#backend.call('heartbeat', (b) => b.heartbeat(this.#lockId, state, this.#ttlMs));
-    } catch (err) {
-      // If the store did not take ours, it may not have taken anyone's.
+    // If the store did not take ours, it may not have taken anyone's: every failed attempt
+    // tells the observer (a repeat that succeeds does not undo that), and so does a beat
+    // that got no answer in time.
+    const interrupted = (err: unknown) => {
       this.#observer.interrupted();
       throw err;
-    }
+    };
+    await this.#backend[how]('heartbeat', (b) =>
+      b.heartbeat(this.#lockId, state, this.#ttlMs).catch(interrupted),
+    ).catch(interrupted);
   }
 
   /** The engine's pools for its record; a provider that throws costs the listing, not the beat. */

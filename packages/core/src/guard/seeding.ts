@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { NewRecord, StoredRecord } from '../contract/backend.js';
 import { checkPriority } from '../contract/priority.js';
 import type { SeedRequest, SeedResult, TxInfo } from '../contract/types.js';
@@ -71,6 +72,8 @@ export interface PreparedSeed {
   /** Keyed ids can exist before us; random ones cannot (a v4 UUID does not collide). */
   readonly keyed: boolean;
   readonly created: number;
+  /** A keyed seed's `info.seedToken`. */
+  readonly token?: string;
 }
 
 /** Validates a request (programmer mistakes are `FATE_INVALID_ARGUMENT`) and encodes it. */
@@ -99,18 +102,21 @@ export function prepareSeed(request: SeedRequest, now: number): PreparedSeed {
   const deferMs = seedDeferMs(request, now);
   const priority = checkPriority(request.priority);
   const id = request.key === undefined ? newFateId() : keyedFateId(request.key);
+  const token = request.key === undefined ? undefined : randomBytes(8).toString('hex');
   const info: TxInfo = {
     opName: request.opName,
     created: now,
     ...(request.autoClean ? { autoClean: true } : {}),
     ...(retainMs !== undefined ? { retainMs } : {}),
     ...(request.key ? { key: { type: request.key.type, key: request.key.key } } : {}),
+    ...(token ? { seedToken: token } : {}),
     ...(request.internal !== undefined ? { internal: request.internal } : {}),
   };
   return {
     id,
     keyed: request.key !== undefined,
     created: now,
+    ...(token ? { token } : {}),
     record: {
       status: request.held ? Status.NEW : Status.SUBMITTED,
       stack: encodeJson('stack', [step]),
@@ -129,19 +135,20 @@ export function newRecord(now: number): NewRecord {
 
 /**
  * After a repeated insert found the id taken: was it our own first attempt, whose reply
- * was lost? A random id can only be ours. A keyed one is ours when what is stored was
- * created at the very millisecond we stamped with the very first step we sent (its status
- * and later steps may have moved on since).
+ * was lost? A random id can only be ours. A keyed one is ours when what is stored carries
+ * our seed token; one stored without a token (by a version before tokens) is judged ours
+ * when it was created at the very millisecond we stamped with the very first step we sent
+ * (its status and later steps may have moved on since) — which two seeds of one key in one
+ * millisecond both passed, and were both told `created` (the simulation found it).
  */
 export function insertedByUs(seed: PreparedSeed, stored: StoredRecord | undefined): boolean {
   if (!seed.keyed) return true;
   if (!stored) return false;
   try {
+    const info = decodeInfo(seed.id, stored.info);
+    if (info.seedToken !== undefined) return info.seedToken === seed.token;
     const first = JSON.stringify(decodeStack(seed.id, stored.stack)[0]);
-    return (
-      decodeInfo(seed.id, stored.info).created === seed.created &&
-      `[${first}]` === seed.record.stack
-    );
+    return info.created === seed.created && `[${first}]` === seed.record.stack;
   } catch {
     return false;
   }
