@@ -61,7 +61,10 @@ export class ClientLiveness {
   /**
    * The first beat. Unlike the periodic ones (a failed beat is followed by the next), it is
    * asked again after a failure or a lost reply, as the guard's reads are: one dropped
-   * request must not fail an engine's start. A repeat writes the same state; the lease
+   * request must not fail an engine's start. Each attempt is a beat of its own (a new beat
+   * number), so every beat the store took is a renewal to observers, as the protocol has it:
+   * a repeat of the same state is none, and a holder judged from its last successful beat
+   * (the simulation's invariant) could be cleared a lease early. The holder's own lease
    * counts from the first attempt's send (the caller's), so a repeat only shortens it.
    */
   async register(options: RegisterOptions = {}): Promise<void> {
@@ -76,13 +79,14 @@ export class ClientLiveness {
   }
 
   async #beatOnce(how: 'call' | 'retried'): Promise<void> {
-    const state = encodeInstanceState({
-      beat: ++this.#beat,
-      timeoutMs: this.#timeoutMs,
-      at: this.#now(),
-      ...(this.#group !== undefined ? { group: this.#group } : {}),
-      ...this.#pools(),
-    });
+    const state = () =>
+      encodeInstanceState({
+        beat: ++this.#beat,
+        timeoutMs: this.#timeoutMs,
+        at: this.#now(),
+        ...(this.#group !== undefined ? { group: this.#group } : {}),
+        ...this.#pools(),
+      });
     // If the store did not take ours, it may not have taken anyone's: every failed attempt
     // tells the observer (a repeat that succeeds does not undo that), and so does a beat
     // that got no answer in time.
@@ -91,7 +95,7 @@ export class ClientLiveness {
       throw err;
     };
     await this.#backend[how]('heartbeat', (b) =>
-      b.heartbeat(this.#lockId, state, this.#ttlMs).catch(interrupted),
+      b.heartbeat(this.#lockId, state(), this.#ttlMs).catch(interrupted),
     ).catch(interrupted);
   }
 
