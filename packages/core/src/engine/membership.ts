@@ -50,6 +50,8 @@ export class Membership {
   readonly #ageOff: AgeOffSweep;
   #running = false;
   #tick: Promise<void> = Promise.resolve();
+  /** The observation under way (peers, partition, sweeps), if any. */
+  #observing: Promise<void> | undefined;
 
   constructor(options: MembershipOptions) {
     this.#o = options;
@@ -87,6 +89,7 @@ export class Membership {
     this.#running = false;
     clearTimeout(this.#timer);
     await this.#tick;
+    await this.#observing;
     await this.#ageOff.running;
     this.#o.lease.stop();
     await this.#o.store.unregisterInstance();
@@ -112,6 +115,20 @@ export class Membership {
         return;
       }
     }
+    // The observation and its sweeps may take long (a listing asked again after lost
+    // replies, each attempt with its own deadline): they must not hold up the next beat, or
+    // a slow sweep lapses this engine's own lease. One at a time; a beat that finds one
+    // under way leaves it be. At start the first one is awaited (the partition comes from it).
+    if (this.#observing) return;
+    const observing = this.#observe().finally(() => {
+      this.#observing = undefined;
+    });
+    this.#observing = observing;
+    if (!heartbeat) await observing;
+  }
+
+  async #observe(): Promise<void> {
+    const { store } = this.#o;
     try {
       const live = await store.liveInstances();
       const engines = live.filter((i) => i.group !== undefined);
