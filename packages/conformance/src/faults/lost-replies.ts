@@ -12,6 +12,25 @@ export function lostReplyTests(target: ConformanceTarget): void {
   describe('faults: lost replies and unknown outcomes', () => {
     const ctx = useFixture(target);
 
+    /**
+     * A handle of a faulty client (registered when asked) whose write setting
+     * FAILED_IN_PROGRESS applied and lost its reply every time: its outcome is unknown.
+     */
+    async function unknownOutcome(register: boolean) {
+      const { store, faults } = await ctx.faultyClient();
+      if (register) await store.registerInstance();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      const h = await store.reserve(id);
+      await h.setStatus(Status.IN_PROGRESS);
+      faults.inject('lose-reply', 'write', ALWAYS);
+      expect((await rejection(h.setStatus(Status.FAILED_IN_PROGRESS))).code).toBe(
+        'FATE_STORE_UNAVAILABLE',
+      );
+      faults.heal();
+      expect(h.outcomeUnknown).toBe(true);
+      return { store, id, h };
+    }
+
     it('takes a reservation whose reply was lost as its own when it asks again', async () => {
       const { store, faults } = await ctx.faultyClient();
       const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
@@ -111,16 +130,7 @@ export function lostReplyTests(target: ConformanceTarget): void {
     });
 
     it('refuses a handle whose write had an unknown outcome until it is read again', async () => {
-      const { store, faults } = await ctx.faultyClient();
-      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
-      const h = await store.reserve(id);
-      await h.setStatus(Status.IN_PROGRESS);
-      faults.inject('lose-reply', 'write', ALWAYS);
-      expect((await rejection(h.setStatus(Status.FAILED_IN_PROGRESS))).code).toBe(
-        'FATE_STORE_UNAVAILABLE',
-      );
-      faults.heal();
-      expect(h.outcomeUnknown).toBe(true);
+      const { id, h } = await unknownOutcome(false);
       // the cache says IN_PROGRESS, the store FAILED_IN_PROGRESS: a push must not pass
       for (const use of [() => h.push(step('x')), () => h.getStatus(), () => h.unreserve()]) {
         expect((await rejection(use())).code).toBe('FATE_OUTCOME_UNKNOWN');
@@ -152,17 +162,7 @@ export function lostReplyTests(target: ConformanceTarget): void {
     });
 
     it('releases a reservation whose handle holds it only with an unknown outcome; refresh() then says so', async () => {
-      const { store, faults } = await ctx.faultyClient();
-      await store.registerInstance();
-      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
-      const h = await store.reserve(id);
-      await h.setStatus(Status.IN_PROGRESS);
-      faults.inject('lose-reply', 'write', ALWAYS);
-      expect((await rejection(h.setStatus(Status.FAILED_IN_PROGRESS))).code).toBe(
-        'FATE_STORE_UNAVAILABLE',
-      );
-      faults.heal();
-      expect(h.outcomeUnknown).toBe(true);
+      const { store, id, h } = await unknownOutcome(true);
       // a caller that neither refreshes nor abandons the handle (it keeps a reference) must
       // not keep the transaction from everyone until this client exits
       const kept = await store.reserve((await ctx.store.seed({ step: step(), opName: 'op' })).id);
