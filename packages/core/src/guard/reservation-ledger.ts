@@ -82,10 +82,9 @@ export class ReservationLedger {
    * or this client exits, by callers that never refresh nor abandon it.
    */
   keeps(uuid: string): boolean {
+    if (!this.holds(uuid)) return false;
     const entry = this.#held.get(uuid);
-    if (entry === 'pending') return true;
-    const handle = entry?.deref();
-    return this.holds(uuid) && handle?.outcomeUnknown !== true;
+    return entry === 'pending' || entry?.deref()?.outcomeUnknown !== true;
   }
 
   /** A tryReserve whose outcome stayed unknown: clear it once the store answers. */
