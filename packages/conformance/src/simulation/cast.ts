@@ -9,6 +9,8 @@ import { firstStep, type SimEnv, simStepType } from './steps.js';
 
 /** The name (and op) of a scenario's schedule. */
 export const SCHEDULE_NAME = 'tick';
+/** The simulated schedule's `maxCatchUp`: one judgement seeds at most this many due times. */
+export const SCHEDULE_MAX_CATCH_UP = 10;
 
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 
@@ -115,7 +117,7 @@ export class EngineSlot {
           catchUp: sch.catchUp,
           // more than a window's due times; the default (100) has croner walk back 101 due
           // times at every judgement (~16 ms each here), which would dominate the run's cost
-          maxCatchUp: 10,
+          maxCatchUp: SCHEDULE_MAX_CATCH_UP,
           retainMs: sch.retainMs,
         });
       }
