@@ -46,6 +46,7 @@ const FIXED_SEEDS: Record<string, number> = {
   mixedScannerScenarioArb: 1157726883,
   outageScenarios: 20261203,
   featureOutageScenarios: 20261204,
+  priorityOutageScenarios: 20261205,
 };
 
 const generators = GENERATORS;
@@ -167,6 +168,12 @@ describe('simulation (memory backend, virtual time)', () => {
   simulates(
     'featureOutageScenarios',
     `finds no violation in ${focused} runs of children, limits, retries and deferrals with outages of the store`,
+    focused,
+    300_000,
+  );
+  simulates(
+    'priorityOutageScenarios',
+    `finds no violation, and no starvation, in ${focused} runs of a steady higher-priority load with outages of the store`,
     focused,
     300_000,
   );

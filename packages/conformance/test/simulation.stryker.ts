@@ -35,6 +35,7 @@ describe('simulation under Stryker (memory backend, virtual time)', () => {
     mixedScannerScenarioArb: 20,
     outageScenarios: 20,
     featureOutageScenarios: 20,
+    priorityOutageScenarios: 10,
   };
   for (const [name, numRuns] of Object.entries(runs) as Array<[GeneratorName, number]>) {
     it(`${numRuns} runs of ${name}`, async () => {

@@ -81,7 +81,7 @@ describe('runTransaction', () => {
     const id = await seedProbe(store, h, 'a');
     h.flags.stopping = true;
     const first = await store.tryReserve(id, { start: true });
-    expect(await runTransaction(ctx, first as FateStore, signal)).toBe('released');
+    expect(await runTransaction(ctx, first as FateStore, signal)).toBe('halted');
     expect(h.log).toEqual([]);
     h.flags.stopping = false;
     h.behaviours.set('a', {
@@ -91,7 +91,7 @@ describe('runTransaction', () => {
       },
     });
     const second = await store.tryReserve(id, { start: true });
-    expect(await runTransaction(ctx, second as FateStore, signal)).toBe('released');
+    expect(await runTransaction(ctx, second as FateStore, signal)).toBe('halted');
     expect(h.log).toEqual(['isReady:a']);
     // given back as found: nothing of it ever ran
     expect((await store.read(id)).status).toBe(Status.SUBMITTED);
@@ -125,7 +125,7 @@ describe('runTransaction', () => {
         },
       });
       const fate = await reserved(store, id);
-      expect(await runTransaction(ctx, fate, controller.signal)).toBe('released');
+      expect(await runTransaction(ctx, fate, controller.signal)).toBe('halted');
       expect(h.log).toEqual(['undo:three']);
       const view = await store.read(id);
       expect([view.status, view.stack.length, view.reservation]).toEqual([

@@ -57,6 +57,21 @@ export function lostReplyTests(target: ConformanceTarget): void {
       expect(await ctx.store.tryReserve(id)).toBeDefined();
     });
 
+    it('gets at once an id it asks for again after its reservation was left unknown', async () => {
+      const { store, faults } = await ctx.faultyClient();
+      const { id } = await ctx.store.seed({ step: step(), opName: 'op' });
+      faults.inject('lose-reply', 'tryReserve', ALWAYS);
+      expect((await rejection(store.tryReserve(id))).code).toBe('FATE_STORE_UNAVAILABLE');
+      faults.heal();
+      // the store holds it under this client's unknown reservation: before the background
+      // clearing comes, the client clears its own and takes it (not "held", by itself)
+      const h = await store.tryReserve(id);
+      expect(h?.isReserved).toBe(true);
+      expect(await ctx.store.reservations()).toEqual([{ id, reservation: h?.reservation }]);
+      await h?.unreserve();
+      expect((await ctx.store.scanRunnable()).ids).toEqual([id]);
+    });
+
     it('leaves its next reservation alone when it clears one that was never stored (same lock id, new uuid)', async () => {
       const { store, faults } = await ctx.faultyClient();
       const { id } = await ctx.store.seed({ step: step(), opName: 'op' });

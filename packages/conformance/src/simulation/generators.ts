@@ -2,7 +2,7 @@ import type fc from 'fast-check';
 import { childScenarios } from './children.js';
 import { sweepScenarios } from './focused.js';
 import { limitScenarios, rateLimitScenarios } from './limits.js';
-import { featureOutageScenarios, outageScenarios } from './outages.js';
+import { featureOutageScenarios, outageScenarios, priorityOutageScenarios } from './outages.js';
 import { priorityScenarios } from './priorities.js';
 import {
   featureScenarioArb,
@@ -28,6 +28,7 @@ export const GENERATORS = {
   mixedScannerScenarioArb,
   outageScenarios,
   featureOutageScenarios,
+  priorityOutageScenarios,
 } satisfies Record<string, fc.Arbitrary<Scenario>>;
 
 export type GeneratorName = keyof typeof GENERATORS;

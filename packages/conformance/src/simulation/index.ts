@@ -6,7 +6,11 @@ export { GENERATORS, type GeneratorName } from './generators.js';
 export { History, type SimEvent } from './history.js';
 export { checkHistory, type FinalRecord } from './invariants.js';
 export { checkLimit, limitScenarios, rateLimitScenarios } from './limits.js';
-export { featureOutageScenarios, outageScenarios } from './outages.js';
+export {
+  featureOutageScenarios,
+  outageScenarios,
+  priorityOutageScenarios,
+} from './outages.js';
 export { checkStarvation, priorityScenarios } from './priorities.js';
 export { SimProcess } from './process.js';
 export { REGRESSIONS, type Regression } from './regressions.js';

@@ -68,42 +68,62 @@ export const priorityScenarios: fc.Arbitrary<Scenario> = fc
       { maxLength: 6 },
     ),
   })
-  .map((g): Scenario => {
-    const tx = (priority: number): TxSpec => ({
-      op: 'a',
-      autoClean: false,
-      steps: [plainStep(g.callMs)],
-      priority,
-    });
-    const seeds: Command[] = [];
-    for (let at = 0; at <= LOAD_MS; at += g.every) {
-      const txs =
-        at === 0
-          ? [
-              ...Array.from({ length: g.backlog }, () => tx(g.high)),
-              ...Array.from({ length: g.lows }, () => tx(g.low)),
-            ]
-          : [tx(g.high), tx(g.high)];
-      seeds.push({ at, kind: 'seed', many: true, txs });
-    }
-    return {
-      salt: 0,
-      livenessTimeoutMs: 1_000,
-      retentionMs: 60_000,
-      ageOffCheckMs: 10_000,
-      engines: [
-        {
-          layout: 'one' as const,
-          workers: 1,
-          scanner: g.scanner,
-          ...(g.claimOnFinish ? {} : { claimOnFinish: false as const }),
-        },
-      ],
-      commands: [
-        ...seeds,
-        { at: g.pause.at, kind: 'pause' as const, engine: 0, ms: g.pause.ms },
-      ].sort((a, b) => a.at - b.at),
-      faults: g.faults,
-      starvation: true,
-    };
+  .map(priorityWorld);
+
+/** What `priorityScenarios` draws: the load, the engine, a pause and the fault plan. */
+export interface PriorityLoad {
+  readonly scanner: 'range' | 'hash';
+  readonly claimOnFinish: boolean;
+  /** High-priority seeds come two at a time every this many ms, until `LOAD_MS`. */
+  readonly every: number;
+  /** High-priority transactions seeded at 0 with the low ones. */
+  readonly backlog: number;
+  readonly callMs: number;
+  /** How many low-priority transactions, seeded at 0, and their priority. */
+  readonly lows: number;
+  readonly low: number;
+  readonly high: number;
+  readonly pause: { readonly at: number; readonly ms: number };
+  readonly faults: Scenario['faults'];
+}
+
+/** The world of one `priorityScenarios` draw (stored counterexamples are kept this way). */
+export function priorityWorld(g: PriorityLoad): Scenario {
+  const tx = (priority: number): TxSpec => ({
+    op: 'a',
+    autoClean: false,
+    steps: [plainStep(g.callMs)],
+    priority,
   });
+  const seeds: Command[] = [];
+  for (let at = 0; at <= LOAD_MS; at += g.every) {
+    const txs =
+      at === 0
+        ? [
+            ...Array.from({ length: g.backlog }, () => tx(g.high)),
+            ...Array.from({ length: g.lows }, () => tx(g.low)),
+          ]
+        : [tx(g.high), tx(g.high)];
+    seeds.push({ at, kind: 'seed', many: true, txs });
+  }
+  return {
+    salt: 0,
+    livenessTimeoutMs: 1_000,
+    retentionMs: 60_000,
+    ageOffCheckMs: 10_000,
+    engines: [
+      {
+        layout: 'one' as const,
+        workers: 1,
+        scanner: g.scanner,
+        ...(g.claimOnFinish ? {} : { claimOnFinish: false as const }),
+      },
+    ],
+    commands: [
+      ...seeds,
+      { at: g.pause.at, kind: 'pause' as const, engine: 0, ms: g.pause.ms },
+    ].sort((a, b) => a.at - b.at),
+    faults: g.faults,
+    starvation: true,
+  };
+}

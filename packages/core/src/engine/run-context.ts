@@ -33,8 +33,13 @@ export interface RunnerContext<Env> {
   retries(id: FateId): RetryHost;
 }
 
-/** How a run ended for this instance. */
-export type RunOutcome = Status | 'deferred' | 'released';
+/**
+ * How a run ended for this instance: a final status; `deferred` (given back to wait);
+ * `released` (given back untouched: not runnable, a stale scan); `halted` (given back
+ * unfinished because this instance is stopping, its lease lapsed or the run's signal was
+ * aborted: it runs again, wherever it is taken next).
+ */
+export type RunOutcome = Status | 'deferred' | 'released' | 'halted';
 
 /** A step gave up because its signal was aborted: not a failure of the transaction. */
 export class Interrupted extends Error {}

@@ -93,7 +93,7 @@ export async function undoAll<Env>(
   for (let depth = stack.length; depth > 0; depth--) {
     if (ctx.stopping() || !ctx.leaseValid() || signal.aborted) {
       await fate.unreserve(); // the rollback goes on wherever it is picked up next
-      return 'released';
+      return 'halted';
     }
     try {
       const repo = await topRepo(ctx, fate);

@@ -68,7 +68,7 @@ export async function runTransaction<Env>(
   for (;;) {
     if (halted()) {
       await release();
-      return 'released';
+      return 'halted';
     }
     let next: Repo<Env> | undefined;
     let calling = false;
@@ -90,7 +90,7 @@ export async function runTransaction<Env>(
       // again here, with nothing awaited between this check and the call.
       if (halted()) {
         await release();
-        return 'released';
+        return 'halted';
       }
       calling = true;
       begun = true;
@@ -101,7 +101,7 @@ export async function runTransaction<Env>(
         await repo.isReady(fate.id, ctx.env, stepContext);
         if (halted()) {
           await release(); // judged again after the awaited isReady, as before the first call
-          return 'released';
+          return 'halted';
         }
         next = checkNextStep(await ctx.runStep(fate, repo.type, 'call', call), repo);
       }
@@ -109,7 +109,7 @@ export async function runTransaction<Env>(
       if (isStoreFault(err)) throw err;
       if (signal.aborted && !calling) {
         await release(); // stopped before its call began: given back as the checks above do
-        return 'released';
+        return 'halted';
       }
       if (signal.aborted) throw new Interrupted('the step was interrupted', { cause: err });
       if (calling && (await retryLater(host, fate, repo, err))) return 'deferred';

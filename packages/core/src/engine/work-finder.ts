@@ -173,6 +173,8 @@ export class WorkFinder {
   /** Reads one page after the cursor and hands its ids out; moves the cursor on. */
   async #page(partition: PartitionData): Promise<PageOutcome> {
     const { scanner, store, pageSize } = this.#o;
+    // Ids handed out before and not run for a cause of ours (a store fault, a lapse) go first.
+    for (const queue of this.#o.queues) queue.restore();
     let claimed = 0;
     // Claims take the top of the partition (highest priority first); every SWEEP_EVERY-th
     // round reads the next page of the sweep instead, so the sweep, which visits every

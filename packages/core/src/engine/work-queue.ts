@@ -15,6 +15,8 @@ export class WorkQueue {
   readonly #held = new Set<FateId>();
   /** Ids handed out already reserved (claimed), until a worker takes their handle. */
   readonly #claims = new Map<FateId, ClaimedWork>();
+  /** Ids taken and given back unrun (`putBack`), until the finder restores them. */
+  readonly #putBack = new Set<FateId>();
   /** Claimed work let go at close, until the store answered. */
   readonly #lettingGo: Promise<void>[] = [];
   #takers: Array<(id: FateId | undefined) => void> = [];
@@ -88,6 +90,38 @@ export class WorkQueue {
     return true;
   }
 
+  /**
+   * Keeps an id a worker took and could not run for a cause of this instance's (reserving
+   * it met a store fault, or this instance's lease was not valid), to be offered again first
+   * by `restore()` — not left to the next sweep, which under a steady higher-priority load
+   * comes only after every page above it. The worker still calls `done(id)`.
+   */
+  putBack(id: FateId): void {
+    if (!this.#closed) this.#putBack.add(id);
+  }
+
+  /**
+   * Offers the ids put back since the last call at the head of the queue, in the order they
+   * were put back, past the capacity (they were handed out once already); answers how many.
+   * The finder calls it before each page, only while this instance's lease is valid, so a
+   * store that is away is asked again at the finder's pace, never in a loop.
+   */
+  restore(): number {
+    if (this.#closed || this.#putBack.size === 0) return 0;
+    // one still held (its worker not yet done with it) stays for the next call
+    const ids = [...this.#putBack].filter((id) => !this.#held.has(id));
+    for (const id of ids) this.#putBack.delete(id);
+    const queued: FateId[] = [];
+    for (const id of ids) {
+      this.#held.add(id);
+      const taker = this.#takers.shift();
+      if (taker) taker(id);
+      else queued.push(id);
+    }
+    this.#items.unshift(...queued);
+    return ids.length;
+  }
+
   /** The next id, or undefined once closed. */
   take(): Promise<FateId | undefined> {
     const id = this.#items.shift();
@@ -118,6 +152,7 @@ export class WorkQueue {
    */
   close(): void {
     this.#closed = true;
+    this.#putBack.clear();
     for (const id of this.#items.splice(0)) {
       this.#held.delete(id);
       const work = this.claimed(id);

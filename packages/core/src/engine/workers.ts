@@ -96,8 +96,10 @@ export class Workers<Env> {
   async #runOne(id: FateId): Promise<void> {
     const claimed = this.#queue.claimed(id);
     if (!this.#lease.valid) {
-      // not live as far as we know: take nothing new, and give back what was claimed
+      // not live as far as we know: take nothing new, give back what was claimed, and keep
+      // the id to be offered first once the lease is valid again
       if (claimed) await letGo(claimed.fate);
+      this.#queue.putBack(id);
       return;
     }
     // The run's signal is taken before reserving: should the lease lapse while the
@@ -109,8 +111,10 @@ export class Workers<Env> {
       try {
         fate = await this.#o.store.tryReserve(id, { start: true });
       } catch (error) {
-        // an unknown outcome is cleared by the store client in the background
+        // an unknown outcome is cleared by the store client in the background; after a store
+        // fault the id is offered again first, at the finder's next page
         this.#o.onEvent('warning', { message: 'reserving failed', id, error });
+        if (isStoreFault(error)) this.#queue.putBack(id);
         return;
       }
     }
@@ -126,15 +130,19 @@ export class Workers<Env> {
     if (!pass) return; // given back deferred: its op has no free slot (cluster-wide limit)
     const next = this.#claimNext(fate);
     let deferMs = 0;
+    // halted by a cause of this instance's (a lapse, a store fault): offered again first
+    let again = false;
     try {
       const parent = parentOf(await fate.getInfo('internal').catch(() => undefined));
       const outcome = await runTransaction(this.#ctx, fate, signal);
       this.#backoff.succeeded(id);
+      again = outcome === 'halted';
       if (outcome === Status.SUCCESSFUL || outcome === Status.FAILED) {
         this.#o.onEvent('finished', { id, status: outcome });
         if (parent) this.#wake(parent);
       }
     } catch (error) {
+      again = isInterrupted(error) || isStoreFault(error);
       if (isInterrupted(error)) {
         this.#o.onEvent('warning', { message: 'a step was interrupted; it runs again', id, error });
       } else if (isStoreFault(error)) {
@@ -155,6 +163,7 @@ export class Workers<Env> {
       await this.#settle(fate, deferMs);
       await pass.leave();
     }
+    if (again) this.#queue.putBack(id);
     if (next) await this.#handOut(await next.result, next.signal);
   }
 
@@ -180,6 +189,7 @@ export class Workers<Env> {
     }
     const unrun: Promise<void>[] = [];
     for (const fate of claimed) {
+      if (!this.#lease.valid) this.#queue.putBack(fate.id);
       if (!this.#lease.valid || !this.#queue.offerClaimed({ fate, signal }))
         unrun.push(letGo(fate));
     }

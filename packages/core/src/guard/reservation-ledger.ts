@@ -96,6 +96,22 @@ export class ReservationLedger {
   }
 
   /**
+   * Clears now this client's reservations of `id` whose tryReserve outcome stayed unknown
+   * (one attempt each), before this client asks for `id` again: otherwise the store answers
+   * "held" — by itself — and the id waits for the background clearing and then for someone
+   * to look for it again. Asked again while the reply is lost; throws when the store does
+   * not answer (the new ask would fail too).
+   */
+  async clearUncertain(id: FateId): Promise<void> {
+    for (const [uuid, u] of this.#uncertain) {
+      if (u.id !== id) continue;
+      // true or false: either way it is not held now
+      await this.#backend.retried('clearReservation', (b) => b.clearReservation(id, u.reservation));
+      this.#uncertain.delete(uuid);
+    }
+  }
+
+  /**
    * A claim of many whose outcome stayed unknown: any of these reservations may be stored,
    * on ids nobody knows. The store's reservations under this lock id are listed once it
    * answers, and those with one of these uuids cleared.

@@ -103,6 +103,7 @@ export class Reserving {
     id: FateId,
     start = false,
   ): Promise<{ reservation: Reservation; record: StoredRecord } | undefined> {
+    await this.#ledger.clearUncertain(id); // our own earlier ask of it, left unknown
     const reservation: Reservation = { lockId: this.#lockId, uuid: randomUUID() };
     this.#ledger.pending(reservation.uuid);
     let got: StoredRecord | 'absent' | 'held';
