@@ -173,8 +173,6 @@ export class WorkFinder {
   /** Reads one page after the cursor and hands its ids out; moves the cursor on. */
   async #page(partition: PartitionData): Promise<PageOutcome> {
     const { scanner, store, pageSize } = this.#o;
-    // Ids handed out before and not run for a cause of ours (a store fault, a lapse) go first.
-    for (const queue of this.#o.queues) queue.restore();
     let claimed = 0;
     // Claims take the top of the partition (highest priority first); every SWEEP_EVERY-th
     // round reads the next page of the sweep instead, so the sweep, which visits every
@@ -186,6 +184,7 @@ export class WorkFinder {
     const sweepTurn = (this.#rounds + 1) % SWEEP_EVERY === 0;
     if (claim && !sweepTurn) {
       const outcome = await claimRound(this.#claimHost, claim, partitionRange(partition));
+      this.#restore();
       if (!outcome.wait || this.#carried) this.#rounds++;
       this.#carried = false;
       if (outcome.full) return { found: outcome.found, more: outcome.wait };
@@ -215,6 +214,7 @@ export class WorkFinder {
     let found = claimed;
     try {
       scan = await traced(scanChannel, trace, () => scanner.scan(store, partition, options));
+      this.#restore();
       found += await handOut(this.#handOutHost, scan.ids, scan.ops);
     } finally {
       this.#sweeping = false;
@@ -232,6 +232,15 @@ export class WorkFinder {
       found,
     });
     return { found, more: this.#cursor !== undefined, nextDeferralAt: scan.nextDeferralAt };
+  }
+
+  /**
+   * Offers first the ids workers put back (not run for a cause of this instance's: a lapse,
+   * a store fault). Called once the store answered this round's scan or claim, with the
+   * lease valid: while the store is away they wait, and are not asked again in a loop.
+   */
+  #restore(): void {
+    for (const queue of this.#o.queues) queue.restore();
   }
 
   /** After a partition change, go on from the cursor if the new range still holds it. */

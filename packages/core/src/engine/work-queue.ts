@@ -103,8 +103,8 @@ export class WorkQueue {
   /**
    * Offers the ids put back since the last call at the head of the queue, in the order they
    * were put back, past the capacity (they were handed out once already); answers how many.
-   * The finder calls it before each page, only while this instance's lease is valid, so a
-   * store that is away is asked again at the finder's pace, never in a loop.
+   * The finder calls it once the store answered its scan or claim, with this instance's
+   * lease valid, so a store that is away is not asked again in a loop.
    */
   restore(): number {
     if (this.#closed || this.#putBack.size === 0) return 0;
