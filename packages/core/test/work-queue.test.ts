@@ -22,7 +22,9 @@ describe('WorkQueue put-back', () => {
     expect(q.restore()).toBe(2);
     expect(q.queued).toBe(4);
     expect([await q.take(), await q.take(), await q.take(), await q.take()]).toEqual([a, b, c, d]);
+    for (const id of [a, b, c, d]) q.done(id);
     expect(q.restore()).toBe(0); // restored once only
+    expect(q.queued).toBe(0);
   });
 
   it('hands a put-back id straight to a waiting worker', async () => {

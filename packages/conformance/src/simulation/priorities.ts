@@ -8,16 +8,26 @@ const LOAD_MS = 6_000;
 
 /**
  * (7) Priorities never starve (issue 25): under a higher-priority load that outlasts it, a
- * lower-priority transaction begins a call before the last higher-priority one does — not
- * only once everything above it ran, which is what a plain "highest first" order does under
- * a steady load. Judged from the history: the seeds' priorities and each first `call`.
+ * lower-priority transaction begins the call that completes it before the last
+ * higher-priority transaction begins its first — not only once everything above it ran,
+ * which is what a plain "highest first" order does under a steady load, nor after a call
+ * cut short (a lapse, an outage) left it to the next sweep. Judged from the history: the
+ * seeds' priorities, each first `call`, and the begin of each call that ended `ok`.
  */
 export function checkStarvation(events: readonly SimEvent[]): string[] {
   const priority = new Map<string, number>();
   for (const e of events) if (e.e === 'seed' && e.created) priority.set(e.id, e.priority ?? 0);
   const firstCall = new Map<string, number>();
+  const lastBegin = new Map<string, number>();
+  const completed = new Map<string, number>();
   for (const e of events) {
-    if (e.e === 'call' && !e.end && !firstCall.has(e.id)) firstCall.set(e.id, e.t);
+    if (e.e !== 'call') continue;
+    if (!e.end) {
+      if (!firstCall.has(e.id)) firstCall.set(e.id, e.t);
+      lastBegin.set(e.id, e.t);
+    } else if (e.outcome === 'ok' && !completed.has(e.id)) {
+      completed.set(e.id, lastBegin.get(e.id) ?? e.t);
+    }
   }
   let lastHigh = -1;
   for (const [id, t] of firstCall)
@@ -25,10 +35,10 @@ export function checkStarvation(events: readonly SimEvent[]): string[] {
   const out: string[] = [];
   for (const [id, p] of priority) {
     if (p >= 0) continue;
-    const began = firstCall.get(id);
+    const began = completed.get(id);
     if (began === undefined || began >= lastHigh) {
       out.push(
-        `low-priority ${id} began ${began === undefined ? 'never' : `at ${began} ms`}, not before the last higher-priority call (at ${lastHigh} ms)`,
+        `low-priority ${id} began its completing call ${began === undefined ? 'never' : `at ${began} ms`}, not before the last higher-priority call (at ${lastHigh} ms)`,
       );
     }
   }

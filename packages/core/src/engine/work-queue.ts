@@ -107,7 +107,7 @@ export class WorkQueue {
    * lease valid, so a store that is away is not asked again in a loop.
    */
   restore(): number {
-    if (this.#closed || this.#putBack.size === 0) return 0;
+    if (this.#putBack.size === 0) return 0; // closed: none (close cleared them)
     // one still held (its worker not yet done with it) stays for the next call
     const ids = [...this.#putBack].filter((id) => !this.#held.has(id));
     for (const id of ids) this.#putBack.delete(id);

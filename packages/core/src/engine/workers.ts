@@ -112,7 +112,7 @@ export class Workers<Env> {
         fate = await this.#o.store.tryReserve(id, { start: true });
       } catch (error) {
         // an unknown outcome is cleared by the store client in the background; after a store
-        // fault the id is offered again first, at the finder's next page
+        // fault the id is offered again first, once the store answered the finder again
         this.#o.onEvent('warning', { message: 'reserving failed', id, error });
         if (isStoreFault(error)) this.#queue.putBack(id);
         return;
@@ -130,7 +130,7 @@ export class Workers<Env> {
     if (!pass) return; // given back deferred: its op has no free slot (cluster-wide limit)
     const next = this.#claimNext(fate);
     let deferMs = 0;
-    // halted by a cause of this instance's (a lapse, a store fault): offered again first
+    // halted between steps by a cause of this instance's (a lapse): offered again first
     let again = false;
     try {
       const parent = parentOf(await fate.getInfo('internal').catch(() => undefined));
@@ -142,7 +142,6 @@ export class Workers<Env> {
         if (parent) this.#wake(parent);
       }
     } catch (error) {
-      again = isInterrupted(error) || isStoreFault(error);
       if (isInterrupted(error)) {
         this.#o.onEvent('warning', { message: 'a step was interrupted; it runs again', id, error });
       } else if (isStoreFault(error)) {
