@@ -188,7 +188,6 @@ export class Workers<Env> {
     }
     const unrun: Promise<void>[] = [];
     for (const fate of claimed) {
-      if (!this.#lease.valid) this.#queue.putBack(fate.id);
       if (!this.#lease.valid || !this.#queue.offerClaimed({ fate, signal }))
         unrun.push(letGo(fate));
     }

@@ -96,11 +96,11 @@ export class ReservationLedger {
   }
 
   /**
-   * Clears now this client's reservations of `id` whose tryReserve outcome stayed unknown
-   * (one attempt each), before this client asks for `id` again: otherwise the store answers
-   * "held" — by itself — and the id waits for the background clearing and then for someone
-   * to look for it again. Asked again while the reply is lost; throws when the store does
-   * not answer (the new ask would fail too).
+   * Clears now this client's reservations of `id` whose tryReserve outcome stayed unknown,
+   * before this client asks for `id` again: otherwise the store answers "held" — by itself —
+   * and the id waits for the background clearing and then for someone to look for it again.
+   * Each clear is asked again while its reply is lost; throws when the store does not answer
+   * (the new ask would fail too).
    */
   async clearUncertain(id: FateId): Promise<void> {
     for (const [uuid, u] of this.#uncertain) {
