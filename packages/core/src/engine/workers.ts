@@ -130,7 +130,8 @@ export class Workers<Env> {
     if (!pass) return; // given back deferred: its op has no free slot (cluster-wide limit)
     const next = this.#claimNext(fate);
     let deferMs = 0;
-    // halted between steps by a cause of this instance's (a lapse): offered again first
+    // halted or cut short by a cause of this instance's (a lapse, a store fault): offered
+    // again first
     let again = false;
     try {
       const parent = parentOf(await fate.getInfo('internal').catch(() => undefined));
@@ -142,6 +143,7 @@ export class Workers<Env> {
         if (parent) this.#wake(parent);
       }
     } catch (error) {
+      again = isInterrupted(error) || isStoreFault(error);
       if (isInterrupted(error)) {
         this.#o.onEvent('warning', { message: 'a step was interrupted; it runs again', id, error });
       } else if (isStoreFault(error)) {
