@@ -101,7 +101,15 @@ export const SLICES = {
   },
   sqlite: {
     mutate: ['packages/store-sqlite/src/*.ts', 'packages/sql-common/src/*.ts'],
-    tests: ['packages/store-sqlite/test/sqlite.stryker.ts'],
+    // and the backend's own in-process cases: the group commit's busy file, the reserve race
+    // (a second connection), liveness pruned under another connection's write lock, …
+    tests: [
+      'packages/store-sqlite/test/sqlite.stryker.ts',
+      ...['group-commit', 'reserve-race', 'clock', 'liveness', 'priorities', 'scans'].map(
+        (n) => `packages/store-sqlite/test/sqlite-${n}.test.ts`,
+      ),
+      'packages/sql-common/test/*.test.ts',
+    ],
   },
   postgres: {
     mutate: ['packages/store-postgres/src/*.ts'],

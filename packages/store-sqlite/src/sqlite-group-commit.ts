@@ -89,13 +89,8 @@ export class GroupCommit {
         if (!this.#database.open)
           throw new FateError(FateErrorCode.CLOSED, 'the SQLite store is closed');
         const [only] = batch;
-        if (batch.length === 1 && only)
-          return [
-            outcome(
-              () => only.run(wake),
-              () => true,
-            ),
-          ];
+        // alone, whatever it throws is its own (the catch below rejects it; busy is retried)
+        if (batch.length === 1 && only) return [{ ok: true, value: only.run(wake) }];
         return this.#batch(batch, wake);
       }, this.#busyTimeoutMs);
     } catch (error) {

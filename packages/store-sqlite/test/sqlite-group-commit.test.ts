@@ -58,6 +58,9 @@ describe('GroupCommit', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
     expect(rows()).toEqual(['taken', 'x', 'z']);
+    // a write alone: its error is its own too, and the group goes on
+    await expect(group.submit(() => row('taken'))).rejects.toThrow(/UNIQUE/);
+    expect(await group.submit(() => row('w'))).toBe(1);
   });
 
   it('wakes once per batch, after the commit (the writes are visible to another connection)', async () => {
