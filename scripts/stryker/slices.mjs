@@ -113,7 +113,12 @@ export const SLICES = {
   },
   postgres: {
     mutate: ['packages/store-postgres/src/*.ts'],
-    tests: ['packages/store-postgres/test/postgres.stryker.ts'],
+    tests: [
+      'packages/store-postgres/test/postgres.stryker.ts',
+      ...['reserve-race', 'priorities', 'scans'].map(
+        (n) => `packages/store-postgres/test/postgres-${n}.test.ts`,
+      ),
+    ],
     services: 'PostgreSQL on 127.0.0.1:5432 (or FATE_PG_URL)',
   },
   redis: {

@@ -1,38 +1,58 @@
-import { newFateId, Status } from '@fate/core';
+import { type FateId, newFateId, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import { usePostgres } from './postgres-harness.js';
 
 const t = usePostgres();
 
-describe('postgres backend: tryReserve with start against another client', () => {
+/**
+ * Makes `statement` release `id` from another client right after its first answer that
+ * found nothing, as a holder's release landing between two statements would; `released()`
+ * says whether it did.
+ */
+function releaseAfterFirstMiss<P, A, R>(
+  statement: { rows(pool: P, args: A): Promise<R[]> },
+  id: FateId,
+): { released(): boolean } {
+  const first = statement.rows.bind(statement);
+  let released = false;
+  statement.rows = async (pool, args) => {
+    const rows = await first(pool, args);
+    if (rows.length === 0 && !released) {
+      released = true;
+      await t.sql((c) =>
+        c.query(
+          `UPDATE ${t.schema}.transactions SET res_lock = NULL, res_uuid = NULL WHERE id = $1`,
+          [id],
+        ),
+      );
+    }
+    return rows;
+  };
+  return { released: () => released };
+}
+
+/** A SUBMITTED record held by an admin (reserving without start). */
+async function heldByAdmin() {
+  const backend = await t.backend();
+  const id = newFateId();
+  await backend.insert(id, { status: Status.SUBMITTED, stack: '[]', info: '{}', op: 'op' });
+  expect(await backend.tryReserve(id, { lockId: 'admin@1', uuid: 'a1' })).toMatchObject({
+    status: Status.SUBMITTED,
+  });
+  return { backend, id };
+}
+
+const engine = { lockId: 'engine@1', uuid: 'e1' };
+
+describe('postgres backend: tryReserve against another client', () => {
   it('a SUBMITTED record released between its two statements is stored IN_PROGRESS when answered as started', async () => {
-    // An admin (reserving without start) holds the SUBMITTED record; an engine reserves it
-    // to run. Its first statement finds it held; the admin's release lands before the
-    // second statement, which then takes it as it is: SUBMITTED.
-    const backend = await t.backend();
-    const id = newFateId();
-    await backend.insert(id, { status: Status.SUBMITTED, stack: '[]', info: '{}', op: 'op' });
-    const admin = { lockId: 'admin@1', uuid: 'a1' };
-    expect(await backend.tryReserve(id, admin)).toMatchObject({ status: Status.SUBMITTED });
-    const toRun = backend.statements.reserveToRun;
-    const first = toRun.rows.bind(toRun);
-    let released = false;
-    toRun.rows = async (pool, args) => {
-      const rows = await first(pool, args);
-      if (rows.length === 0 && !released) {
-        released = true;
-        await t.sql((c) =>
-          c.query(
-            `UPDATE ${t.schema}.transactions SET res_lock = NULL, res_uuid = NULL WHERE id = $1`,
-            [id],
-          ),
-        );
-      }
-      return rows;
-    };
-    const engine = { lockId: 'engine@1', uuid: 'e1' };
+    // An engine reserves the admin's record to run. Its first statement finds it held; the
+    // admin's release lands before the second statement, which then takes it as it is:
+    // SUBMITTED.
+    const { backend, id } = await heldByAdmin();
+    const race = releaseAfterFirstMiss(backend.statements.reserveToRun, id);
     const answer = await backend.tryReserve(id, engine, true);
-    expect(released, 'the release landed between the statements').toBe(true);
+    expect(race.released(), 'the release landed between the statements').toBe(true);
     expect(answer).toMatchObject({ reservation: engine });
     const stored = await backend.read(id);
     expect(stored?.reservation).toEqual(engine);
@@ -43,5 +63,16 @@ describe('postgres backend: tryReserve with start against another client', () =>
     } else {
       expect(answer).toMatchObject({ status: stored?.status });
     }
+  });
+
+  it('a record released between the reserve and the holder read is taken, not answered as held', async () => {
+    // The reserve statement finds the record held; the release lands before the holder
+    // read, which finds it free: the reserve is tried again and takes it.
+    const { backend, id } = await heldByAdmin();
+    const race = releaseAfterFirstMiss(backend.statements.reserve, id);
+    const answer = await backend.tryReserve(id, engine);
+    expect(race.released(), 'the release landed between the statements').toBe(true);
+    expect(answer).toMatchObject({ reservation: engine, status: Status.SUBMITTED });
+    expect((await backend.read(id))?.reservation).toEqual(engine);
   });
 });
