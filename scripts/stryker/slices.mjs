@@ -115,7 +115,7 @@ export const SLICES = {
     mutate: ['packages/store-postgres/src/*.ts'],
     tests: [
       'packages/store-postgres/test/postgres.stryker.ts',
-      ...['reserve-race', 'priorities', 'scans'].map(
+      ...['backend', 'config', 'reserve-race', 'priorities', 'scans'].map(
         (n) => `packages/store-postgres/test/postgres-${n}.test.ts`,
       ),
     ],
@@ -124,7 +124,11 @@ export const SLICES = {
   redis: {
     // the Lua is a string to Stryker: redis-lua.mutants.ts rewrites it (npm run test:mutants)
     mutate: ['packages/store-redis/src/*.ts'],
-    tests: ['packages/store-redis/test/redis.stryker.ts'],
+    tests: [
+      'packages/store-redis/test/redis.stryker.ts',
+      'packages/store-redis/test/redis-indexes.test.ts',
+      'packages/store-redis/test/redis-clock.test.ts',
+    ],
     services: 'redis-server on PATH',
   },
   zk: {

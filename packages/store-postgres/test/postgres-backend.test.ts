@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { newFateId, Status } from '@fate/core';
 import { SCHEMA_VERSION } from '@fate/store-postgres';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runScript, runTogether, step, usePostgres } from './postgres-harness.js';
+import { itWithChildren, runScript, runTogether, step, usePostgres } from './postgres-harness.js';
 
 const t = usePostgres();
 
@@ -11,31 +11,34 @@ afterEach(() => {
 });
 
 describe('postgres backend: schema and migrations', () => {
-  it('migrates once when 4 processes open a fresh schema at the same moment', async () => {
-    await runTogether(
-      4,
-      `import { openStore } from '@fate/core'; await import('@fate/store-postgres');`,
-      `const store = await openStore(process.env.FATE_URL);
+  itWithChildren(
+    'migrates once when 4 processes open a fresh schema at the same moment',
+    async () => {
+      await runTogether(
+        4,
+        `import { openStore } from '@fate/core'; await import('@fate/store-postgres');`,
+        `const store = await openStore(process.env.FATE_URL);
        await store.seed({ step: { type: 's', state: {} }, opName: 'child' });
        await store.close();`,
-      { FATE_URL: t.url },
-    );
-    const store = await t.store();
-    expect(await store.list({ opName: 'child' })).toHaveLength(4);
-    const meta = await t.sql((c) => c.query(`SELECT key, value FROM ${t.schema}.fate_meta`));
-    expect(meta.rows).toEqual([{ key: 'schema_version', value: String(SCHEMA_VERSION) }]);
-    const tables = await t.sql((c) =>
-      c.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`, [
-        t.schema,
-      ]),
-    );
-    expect(tables.rows.map((r) => r.tablename)).toEqual([
-      'fate_counts',
-      'fate_meta',
-      'liveness',
-      'transactions',
-    ]);
-  });
+        { FATE_URL: t.url },
+      );
+      const store = await t.store();
+      expect(await store.list({ opName: 'child' })).toHaveLength(4);
+      const meta = await t.sql((c) => c.query(`SELECT key, value FROM ${t.schema}.fate_meta`));
+      expect(meta.rows).toEqual([{ key: 'schema_version', value: String(SCHEMA_VERSION) }]);
+      const tables = await t.sql((c) =>
+        c.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 ORDER BY tablename`, [
+          t.schema,
+        ]),
+      );
+      expect(tables.rows.map((r) => r.tablename)).toEqual([
+        'fate_counts',
+        'fate_meta',
+        'liveness',
+        'transactions',
+      ]);
+    },
+  );
 
   it('migrates finished rows of a version-1 schema into the age-off index and the counts', async () => {
     await (await t.store()).close();
@@ -190,24 +193,27 @@ describe('postgres backend: store hygiene', () => {
 });
 
 describe('postgres backend: wake-ups', () => {
-  it('wakes a listener when another process seeds, and seeds many in one statement', async () => {
-    const listener = await t.store();
-    let woken = 0;
-    await listener.onWakeup(() => woken++);
-    await runScript(
-      `import { openStore } from '@fate/core';
+  itWithChildren(
+    'wakes a listener when another process seeds, and seeds many in one statement',
+    async () => {
+      const listener = await t.store();
+      let woken = 0;
+      await listener.onWakeup(() => woken++);
+      await runScript(
+        `import { openStore } from '@fate/core';
        const store = await openStore(process.env.FATE_URL);
        await store.seedMany([1, 2, 3].map((n) => ({ step: { type: 's', state: { n } }, opName: 'child' })));
        await store.close();`,
-      { FATE_URL: t.url },
-    );
-    const deadline = performance.now() + 5_000;
-    while (woken === 0) {
-      expect(performance.now()).toBeLessThan(deadline);
-      await sleep(10);
-    }
-    expect((await listener.scanRunnable()).ops).toEqual(['child', 'child', 'child']);
-  });
+        { FATE_URL: t.url },
+      );
+      const deadline = performance.now() + 5_000;
+      while (woken === 0) {
+        expect(performance.now()).toBeLessThan(deadline);
+        await sleep(10);
+      }
+      expect((await listener.scanRunnable()).ops).toEqual(['child', 'child', 'child']);
+    },
+  );
 
   it('answers insertMany per record: new, existing, and an id given twice', async () => {
     const backend = await t.backend();

@@ -10,7 +10,7 @@ import { createFatesStore, type FatesStore, type StoreOptions } from '@fate/core
 import { createStoreBackend, type PostgresBackend } from '@fate/store-postgres';
 import { type PostgresTestService, startPostgres } from '@fate/test-services';
 import type pg from 'pg';
-import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, it } from 'vitest';
 import { newSchema, storeUrl, TEST_POOL_SIZE, withClient } from './postgres-fixture.js';
 
 const run = promisify(execFile);
@@ -67,6 +67,12 @@ export function usePostgres(options: { own?: boolean } = {}): PostgresTest {
   });
   return t;
 }
+
+/**
+ * A case that starts child processes (`runScript`, `runTogether`): skipped under Stryker
+ * (`npm run test:stryker`), whose sandbox has no `dist/` for the children to load.
+ */
+export const itWithChildren = it.skipIf(process.env.FATE_STRYKER_SLICE !== undefined);
 
 /** Runs an ES module script with node in the package directory; resolves to its stdout. */
 export async function runScript(script: string, env: Record<string, string>): Promise<string> {
