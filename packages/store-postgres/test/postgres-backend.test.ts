@@ -120,6 +120,31 @@ describe('postgres backend: schema and migrations', () => {
     await check();
   });
 
+  it('a read folds the change rows once it finds more than FOLD_AFTER (1,000) of them, not before', async () => {
+    const store = await t.store();
+    await store.seedMany(Array.from({ length: 5 }, () => ({ step, opName: 'op' })));
+    const rows = () =>
+      t.sql(
+        async (c) =>
+          (await c.query(`SELECT count(*)::int AS n FROM ${t.schema}.fate_counts`)).rows[0].n,
+      );
+    // change rows that change no count (n = 0), up to exactly 1,000 rows
+    const pad = (k: number) =>
+      t.sql((c) =>
+        c.query(
+          `INSERT INTO ${t.schema}.fate_counts (status, op, n) SELECT 'SUBMITTED', 'op', 0 FROM generate_series(1, $1)`,
+          [k],
+        ),
+      );
+    await pad(1_000 - (await rows()));
+    expect((await store.counts()).byStatus.SUBMITTED).toBe(5);
+    expect(await rows()).toBe(1_000); // not more than FOLD_AFTER: kept
+    await pad(1);
+    expect((await store.counts()).byStatus.SUBMITTED).toBe(5);
+    expect(await rows()).toBe(1); // folded: one row for (SUBMITTED, op)
+    expect((await store.counts()).total).toBe(5);
+  });
+
   it('refuses a schema newer than this package with FATE_STORE_CONFIG', async () => {
     await (await t.store()).close();
     await t.sql((c) =>
