@@ -48,7 +48,7 @@ describe('postgres backend: toStoreError', () => {
     ['53300', undefined, 'too many connections'],
     ['40001', undefined, 'a serialization failure'],
     ['X28P01', undefined, 'a code that only contains a config class'],
-  ])('%s on %s (%s) may be retried', (code, syscall) => {
+  ])('%s on %s (%s) may be retried', (code, syscall, _what) => {
     expect(mapped(failure(code, syscall)).code).toBe(FateErrorCode.STORE_UNAVAILABLE);
   });
 
