@@ -115,7 +115,7 @@ export const SLICES = {
     mutate: ['packages/store-postgres/src/*.ts'],
     tests: [
       'packages/store-postgres/test/postgres.stryker.ts',
-      ...['backend', 'config', 'errors', 'reserve-race', 'priorities', 'scans'].map(
+      ...['backend', 'config', 'errors', 'liveness', 'reserve-race', 'priorities', 'scans'].map(
         (n) => `packages/store-postgres/test/postgres-${n}.test.ts`,
       ),
     ],

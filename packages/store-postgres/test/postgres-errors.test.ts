@@ -44,6 +44,7 @@ describe('postgres backend: toStoreError', () => {
     ['ECONNREFUSED', 'connect', 'a refused connection'],
     ['ENOENT', 'connect', 'a socket not there yet'],
     ['EACCES', 'connect', 'a socket not open to us yet'],
+    ['EMFILE', 'open', 'too many open files'],
     ['57P01', undefined, 'a server shutting down'],
     ['53300', undefined, 'too many connections'],
     ['40001', undefined, 'a serialization failure'],
