@@ -27,6 +27,8 @@ export class SimClients {
   readonly #epoch = Date.now();
   /** Admin deletes in flight, per id. */
   readonly #deleting = new Map<string, number>();
+  /** Admin operations begun, numbering their events. */
+  #adminOps = 0;
   readonly #history: History;
   readonly #stage: Stage;
   readonly #admin: AdminOps;
@@ -113,14 +115,15 @@ export class SimClients {
     const h = this.#history;
     const deletes = op === 'delete' || op === 'forceDelete';
     if (deletes) this.#deleting.set(id, (this.#deleting.get(id) ?? 0) + 1);
-    h.add({ t: h.now(), e: 'admin', op, id, end: false });
+    const n = ++this.#adminOps;
+    h.add({ t: h.now(), e: 'admin', op, id, n, end: false });
     let outcome = 'ok';
     try {
       await this.#admin[op](store, id);
     } catch (err) {
       outcome = (err as { code?: string }).code ?? (err as Error).name;
     } finally {
-      h.add({ t: h.now(), e: 'admin', op, id, end: true, outcome });
+      h.add({ t: h.now(), e: 'admin', op, id, n, end: true, outcome });
       if (deletes) this.#deleting.set(id, (this.#deleting.get(id) ?? 1) - 1);
     }
   }

@@ -84,15 +84,23 @@ export function checkHistory(
   for (const [id, mine] of byIncarnation(events)) {
     const record = present.get(id);
     const began = new Set(mine.flatMap((e) => (e.e === 'call' && !e.end ? [e.index] : [])));
-    // a cancel counts for this incarnation when it began in it too: one begun on an earlier
-    // incarnation whose reply was slow may end after the record was deleted and seeded again
+    // a cancel counts for this incarnation when it began in it, or an admin's write finished
+    // this incarnation before the cancel ended: one begun on an earlier incarnation whose
+    // reply was slow may end after the record was deleted and seeded again (and another
+    // cancel may have begun on this one meanwhile: begin and end are paired by number)
     const cancelled = mine.find(
       (e, i) =>
         e.e === 'admin' &&
         e.op === 'cancel' &&
         e.end &&
         e.outcome === 'ok' &&
-        mine.slice(0, i).some((b) => b.e === 'admin' && b.op === 'cancel' && !b.end),
+        mine
+          .slice(0, i)
+          .some(
+            (b) =>
+              (b.e === 'admin' && !b.end && b.n === e.n) ||
+              (b.e === 'finished' && b.client === 'admin'),
+          ),
     );
     if (cancelled) {
       const late = mine.find((e) => e.e === 'call' && !e.end && e.t > cancelled.t);

@@ -92,8 +92,8 @@ export interface ScheduleRecordState {
  * (8) Schedules: every due time after the schedule record was created and up to `windowMs`
  * runs, as exactly one transaction (one incarnation of its keyed id whose steps began) —
  * none twice, none missed except as the catch-up rule allows (`latest`: a due time missed
- * only when a later one ran; `all`: only when the `maxCatchUp` after it all ran, i.e. a
- * judgement came too late to seed it). `startEpoch` is the store's clock when the run began;
+ * only when a later one ran; `all`: only when a judgement came too late to seed it, one that
+ * seeded a later due time as the oldest of its `maxCatchUp`). `startEpoch` is the store's clock when the run began;
  * `slackMs` how far the store's clock and the history's may disagree (0 in virtual time).
  */
 export function checkSchedule(
@@ -111,7 +111,11 @@ export function checkSchedule(
   const owedTo = o.startEpoch + o.windowMs - o.slackMs;
   const dues: number[] = [];
   for (let d = Math.floor(o.startEpoch / every) * every; d <= end; d += every) dues.push(d);
-  const runs = dues.map((d) => ran.get(keyedFateId(scheduledKey(SCHEDULE_NAME, d))) ?? 0);
+  const ids = dues.map((d) => keyedFateId(scheduledKey(SCHEDULE_NAME, d)));
+  const runs = ids.map((id) => ran.get(id) ?? 0);
+  const inserted = new Map<string, number[]>(); // id -> when its inserts applied, store clock
+  for (const e of events)
+    if (e.e === 'inserted') inserted.set(e.id, [...(inserted.get(e.id) ?? []), o.startEpoch + e.t]);
   const out: string[] = [];
   dues.forEach((d, i) => {
     const at = `due time ${d - o.startEpoch} ms`;
@@ -120,10 +124,15 @@ export function checkSchedule(
     if (n > 0 || d <= owedFrom || d > owedTo) return;
     const later = runs.slice(i + 1).some((m) => m > 0);
     // 'all' seeds at most maxCatchUp due times per judgement, the most recent: an older one
-    // is skipped by design when a judgement came that late, and then the ones after it ran
-    const window = runs.slice(i + 1, i + 1 + SCHEDULE_MAX_CATCH_UP);
-    const pastWindow = window.length === SCHEDULE_MAX_CATCH_UP && window.every((m) => m > 0);
-    if ((spec.catchUp === 'all' && !pastWindow) || !later) {
+    // is skipped by design when a judgement came that late, i.e. seeded a later due time as
+    // the oldest of its window (maxCatchUp due times from it were due). The first judgement
+    // that covered this one may have been fenced off: what it seeded held never runs.
+    const windowFrom = (x: number, t: number) =>
+      dues.filter((y) => y >= x && y <= t + o.slackMs).length >= SCHEDULE_MAX_CATCH_UP;
+    const tooLate = dues
+      .slice(i + 1)
+      .some((x, j) => (inserted.get(ids[i + 1 + j] as string) ?? []).some((t) => windowFrom(x, t)));
+    if ((spec.catchUp === 'all' && !tooLate) || !later) {
       out.push(`schedule ${SCHEDULE_NAME} (catch-up ${spec.catchUp}): ${at} never ran`);
     }
   });
