@@ -126,8 +126,9 @@ export const SLICES = {
     mutate: ['packages/store-redis/src/*.ts'],
     tests: [
       'packages/store-redis/test/redis.stryker.ts',
-      'packages/store-redis/test/redis-indexes.test.ts',
-      'packages/store-redis/test/redis-clock.test.ts',
+      ...['indexes', 'clock', 'shards', 'sent-claims'].map(
+        (n) => `packages/store-redis/test/redis-${n}.test.ts`,
+      ),
     ],
     services: 'redis-server on PATH',
   },
