@@ -12,3 +12,10 @@ runStoreConformance({
   name: 'redis',
   factory: inProcessOnly(async () => redisFixture((await redis()).url)),
 });
+
+// and cut into 3 shards on the same server, for the claims across shards (which a Cluster
+// runs in CI: conformance-cluster.test.ts)
+runStoreConformance({
+  name: 'redis-sharded',
+  factory: inProcessOnly(async () => redisFixture((await redis()).url, 3)),
+});
