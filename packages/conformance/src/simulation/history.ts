@@ -36,7 +36,10 @@ export type SimEvent =
   | { t: number; e: 'outcomes'; id: string; lockId: string; seen: Record<string, string> }
   /** The store deleted `id`; `status` is what it held before. */
   | { t: number; e: 'deleted'; id: string; status: string; client: string }
-  /** An admin operation (`n`: its number, on its begin and its end) began or ended (`outcome`: 'ok' or the error code). */
+  /**
+   * An admin operation began or ended (`n`: its number, on both; `outcome`: 'ok' or the
+   * error code).
+   */
   | { t: number; e: 'admin'; op: string; id: string; n: number; end: boolean; outcome?: string }
   /** A process event: start, crash, shutdown begun/done, restart, pause, resume, stall. */
   | { t: number; e: 'process'; name: string; what: string; lockId?: string }

@@ -93,8 +93,9 @@ export interface ScheduleRecordState {
  * runs, as exactly one transaction (one incarnation of its keyed id whose steps began) —
  * none twice, none missed except as the catch-up rule allows (`latest`: a due time missed
  * only when a later one ran; `all`: only when a judgement came too late to seed it, one that
- * seeded a later due time as the oldest of its `maxCatchUp`). `startEpoch` is the store's clock when the run began;
- * `slackMs` how far the store's clock and the history's may disagree (0 in virtual time).
+ * seeded a later due time as the oldest of its `maxCatchUp`). `startEpoch` is the store's
+ * clock when the run began; `slackMs` how far the store's clock and the history's may
+ * disagree (0 in virtual time).
  */
 export function checkSchedule(
   events: readonly SimEvent[],
@@ -129,9 +130,9 @@ export function checkSchedule(
     // that covered this one may have been fenced off: what it seeded held never runs.
     const windowFrom = (x: number, t: number) =>
       dues.filter((y) => y >= x && y <= t + o.slackMs).length >= SCHEDULE_MAX_CATCH_UP;
-    const tooLate = dues
-      .slice(i + 1)
-      .some((x, j) => (inserted.get(ids[i + 1 + j] as string) ?? []).some((t) => windowFrom(x, t)));
+    const tooLate = ids.some(
+      (id, j) => j > i && (inserted.get(id) ?? []).some((t) => windowFrom(dues[j] as number, t)),
+    );
     if ((spec.catchUp === 'all' && !tooLate) || !later) {
       out.push(`schedule ${SCHEDULE_NAME} (catch-up ${spec.catchUp}): ${at} never ran`);
     }
