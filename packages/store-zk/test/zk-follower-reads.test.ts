@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type FatesStore, openStore, Status } from '@fate/core';
-import { startZooKeeperEnsemble } from '@fate/test-services';
+import { startZooKeeperEnsemble, waitFor } from '@fate/test-services';
 import { useService } from '@fate/test-services/use-service';
 import { expect, it } from 'vitest';
 
@@ -12,20 +12,38 @@ import { expect, it } from 'vitest';
 // seed read as absent, the scan empty, the closed holder's reservation not found, the
 // seed not reservable: "absent"), as three conformance cases did on an ensemble under CI's
 // load. Each check is soft, so a run reports every one.
+//
+// The case checks what the reads see, not how fast the answers come. Under CI's load a first
+// write on a just-elected leader once waited over the default 5 s operation timeout (stop 38:
+// "set …/clock: no answer within 5000 ms", before any check ran), so the case waits until
+// every server serves as leader or follower and gives each request 30 s.
 const LAG_MS = 250;
+const OPERATION_TIMEOUT_MS = 30_000;
 const ensemble = useService(() =>
   startZooKeeperEnsemble(3, { laggingFollower: { id: 1, delayMs: LAG_MS } }),
 );
 
-it('reads on a lagging follower see every write acknowledged to another client before them', async () => {
+it('reads on a lagging follower see every write acknowledged to another client before them', {
+  timeout: 180_000,
+}, async () => {
   const zk = await ensemble();
-  expect(await zk.mode(1)).toBe('follower');
   const leader = await zk.leader();
+  await waitFor(
+    'every ensemble server serving',
+    async () => {
+      const modes = await Promise.all(zk.servers.map((s) => zk.mode(s.id)));
+      return modes.every((m) => m === 'leader' || m === 'follower');
+    },
+    30_000,
+  );
+  expect(await zk.mode(1)).toBe('follower');
   const port = (id: number) => zk.servers.find((s) => s.id === id)?.clientPort;
   const chroot = `/fate-lag-${randomUUID().slice(0, 8)}`;
   const stores: FatesStore[] = [];
   const open = async (id: number) => {
-    const store = await openStore(`zk://127.0.0.1:${port(id)}${chroot}`);
+    const store = await openStore(
+      `zk://127.0.0.1:${port(id)}${chroot}?operationTimeout=${OPERATION_TIMEOUT_MS}`,
+    );
     stores.push(store);
     return store;
   };
