@@ -10,6 +10,15 @@ import { codeOf, newPrefix, step, useRedis } from './redis-context.js';
 const redis = useRedis();
 
 const sharded = (prefix: string, shards: number) => `${redis.url(prefix)}&shards=${shards}`;
+const record = { status: Status.SUBMITTED, stack: '[]', info: '{}', op: 'op' };
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+/** A fresh id in the `partition`-th of three equal ranges, so in that shard of three. */
+const idIn = (partition: number): FateId => {
+  for (;;) {
+    const id = newFateId();
+    if (inRange(id, partitionRange({ partition, total: 3 }))) return id;
+  }
+};
 
 describe('Redis shards', () => {
   it('parses Cluster URLs and the shards parameter', async () => {
@@ -193,25 +202,48 @@ describe('Redis shards', () => {
 
   it('answers a repeated claim with what it took, though an earlier shard has work by then', async () => {
     const backend = await redis.backend(sharded(newPrefix(), 3));
-    const idIn = (partition: number): FateId => {
-      for (;;) {
-        const id = newFateId();
-        if (inRange(id, partitionRange({ partition, total: 3 }))) return id;
-      }
-    };
-    const record = { status: Status.SUBMITTED, stack: '[]', info: '{}', op: 'op' };
     const later = [idIn(1), idIn(1)].sort();
     for (const id of later) await backend.insert(id, record);
     const rs = [1, 2, 3].map(() => ({ lockId: 'w1@claims', uuid: randomUUID() }));
-    const first = (await backend.claimMany(undefined, rs)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const first = (await backend.claimMany(undefined, rs)).sort(byId);
     expect(first.map((c) => c.id)).toEqual(later);
     // work arrives in the first shard before the claim, its reply lost, is asked again
     const early = idIn(0);
     await backend.insert(early, record);
-    const again = (await backend.claimMany(undefined, rs)).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const again = (await backend.claimMany(undefined, rs)).sort(byId);
     expect(again.map((c) => c.id)).toEqual(later);
     expect(again.map((c) => c.record.reservation)).toEqual(first.map((c) => c.record.reservation));
     expect(again.map((c) => c.record.status)).toEqual([Status.IN_PROGRESS, Status.IN_PROGRESS]);
     expect((await backend.read(early))?.reservation).toBeNull();
+  });
+
+  it("finishes a record of one shard and claims the next from another's range (partitions changed)", async () => {
+    const backend = await redis.backend(sharded(newPrefix(), 3));
+    const done = idIn(0);
+    const next = [idIn(1), idIn(1)].sort();
+    for (const id of [done, ...next]) await backend.insert(id, record);
+    const held = { lockId: 'w1@claims', uuid: randomUUID() };
+    expect(await backend.tryReserve(done, held, true)).toMatchObject({ status: Status.SUBMITTED });
+    // the finishing write lands in shard 0; the range this worker now claims from is shard 1's
+    const rs = [1, 2, 3].map(() => ({ lockId: held.lockId, uuid: randomUUID() }));
+    const range = partitionRange({ partition: 1, total: 3 });
+    const change = { status: Status.SUCCESSFUL, release: { deferMs: 0 } };
+    const got = await backend.finishAndClaim?.(done, held, change, range, rs);
+    expect(got?.written).toBe(true);
+    expect(got?.claimed.map((c) => c.id)).toEqual(next);
+    expect((await backend.read(done))?.status).toBe(Status.SUCCESSFUL);
+  });
+
+  it('answers a repeated claim across shards in the runnable order: priority first, then id', async () => {
+    const backend = await redis.backend(sharded(newPrefix(), 3));
+    const low = idIn(0);
+    const high = idIn(2);
+    await backend.insert(low, record);
+    await backend.insert(high, { ...record, priority: 5 });
+    const rs = [1, 2].map(() => ({ lockId: 'w1@claims', uuid: randomUUID() }));
+    const first = await backend.claimMany(undefined, rs);
+    expect(first.map((c) => c.id)).toEqual([high, low]);
+    // the reply was lost and the claim is asked again: what the shards hold, in the same order
+    expect((await backend.claimMany(undefined, rs)).map((c) => c.id)).toEqual([high, low]);
   });
 });
