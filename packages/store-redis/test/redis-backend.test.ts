@@ -208,6 +208,12 @@ describe('Redis outages', () => {
     const { id } = await store.seed({ step, opName: 'op' });
     const wakeups: number[] = [];
     await store.onWakeup(() => wakeups.push(Date.now()));
+    // Every call during the outage fails fast; none waits for the server to come back. The
+    // backend's own calls: the guard asks every read again for about half a second, so a
+    // probe through it may see no outage at all. It opens before the restart begins (opened
+    // after, a loaded machine once had the server gone before the probe's first call).
+    const probe = createRedisBackend(storeUrl(newPrefix()));
+    await probe.open();
     let restarted = false;
     const restarting = redis.service.restart().finally(() => {
       restarted = true;
@@ -215,11 +221,6 @@ describe('Redis outages', () => {
     const failures: string[] = [];
     let slowest = 0;
     let recovered = false;
-    // Every call during the outage fails fast; none waits for the server to come back. The
-    // backend's own calls: the guard asks every read again for about half a second, so a
-    // probe through it may see no outage at all.
-    const probe = createRedisBackend(storeUrl(newPrefix()));
-    await probe.open();
     const deadline = Date.now() + 30_000;
     while (!recovered && Date.now() < deadline) {
       const started = Date.now();
