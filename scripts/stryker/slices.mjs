@@ -134,7 +134,22 @@ export const SLICES = {
   },
   zk: {
     mutate: ['packages/store-zk/src/*.ts'],
-    tests: ['packages/store-zk/test/zk.stryker.ts'],
+    // and the backend's own in-process cases: index upkeep, markers judged across pauses,
+    // repeats after lost replies, the record cache, races of two clients, …
+    tests: [
+      'packages/store-zk/test/zk.stryker.ts',
+      ...[
+        'indexes',
+        'marker-pauses',
+        'priorities',
+        'repeats',
+        'record-cache',
+        'backend-races',
+        'liveness',
+        'pipeline-break',
+        'config',
+      ].map((n) => `packages/store-zk/test/zk-${n}.test.ts`),
+    ],
     services: 'ZooKeeper (Debian zookeeper) and Java',
   },
 };
