@@ -69,3 +69,34 @@ export async function waitForText(page: Page, selector: string, expected: string
     { timeout: WAIT_MS },
   );
 }
+
+/**
+ * Presses a pointer on `selector` (in the live part), waits two refreshes, and answers
+ * whether the element is still the same one; then releases it and waits until a refresh
+ * replaced it (refreshes go on).
+ */
+export async function keptWhilePressed(page: Page, selector: string): Promise<boolean> {
+  await page.$eval(selector, (e) => e.setAttribute('data-old', ''));
+  await page.dispatchEvent(selector, 'pointerdown');
+  const at = await page.evaluate(() => Number(document.body.dataset.refreshes ?? 0));
+  await page.waitForFunction((n) => Number(document.body.dataset.refreshes) >= n + 2, at, {
+    timeout: WAIT_MS,
+  });
+  const kept = (await page.$(`${selector}[data-old]`)) !== null;
+  await page.dispatchEvent(selector, 'pointerup');
+  await page.waitForSelector(`${selector}:not([data-old])`, { timeout: WAIT_MS });
+  return kept;
+}
+
+/** What a same-origin form POST from the page answers (no navigation). */
+export const postFrom = (page: Page, path: string, fields: Record<string, string>) =>
+  page.evaluate(
+    async ([p, f]) => {
+      const res = await fetch(p as string, {
+        method: 'POST',
+        body: new URLSearchParams(f as Record<string, string>),
+      });
+      return { status: res.status, text: await res.text() };
+    },
+    [path, fields] as const,
+  );

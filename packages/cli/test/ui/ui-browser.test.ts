@@ -7,7 +7,15 @@ import { type FateId, Status } from '@fate/core';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BACKENDS, stopServices } from '../cli-harness.js';
-import { type Browser, dialogsOf, launchBrowser, WAIT_MS, waitForText } from './browser.js';
+import {
+  type Browser,
+  dialogsOf,
+  keptWhilePressed,
+  launchBrowser,
+  postFrom,
+  WAIT_MS,
+  waitForText,
+} from './browser.js';
 import { Boom, Gate, type Rig, startRig, TOKEN } from './ui-fixture.js';
 
 // The console in a real browser (Debian's chromium through playwright-core), against real
@@ -29,19 +37,6 @@ async function logIn(page: Page, base: string, token = TOKEN): Promise<void> {
   await page.fill('input[name=token]', token);
   await Promise.all([page.waitForNavigation(), page.click('button[type=submit]')]);
 }
-
-/** What a same-origin form POST from the page answers (no navigation). */
-const postFrom = (page: Page, path: string, fields: Record<string, string>) =>
-  page.evaluate(
-    async ([p, f]) => {
-      const res = await fetch(p as string, {
-        method: 'POST',
-        body: new URLSearchParams(f as Record<string, string>),
-      });
-      return { status: res.status, text: await res.text() };
-    },
-    [path, fields] as const,
-  );
 
 describe.each(BACKENDS)('fate ui in chromium on $name', (backend) => {
   let fixture: StoreFixture & { readonly url: string };
@@ -96,14 +91,7 @@ describe.each(BACKENDS)('fate ui in chromium on $name', (backend) => {
     const first = await ids();
     expect(first).toHaveLength(25);
     // a refresh never swaps the list while a pointer is pressed (it would lose the click)
-    await page.$eval('a[rel=next]', (a) => a.setAttribute('data-old', ''));
-    const refreshes = () => page.evaluate(() => Number(document.body.dataset.refreshes ?? 0));
-    await page.dispatchEvent('a[rel=next]', 'pointerdown');
-    const pressedAt = await refreshes();
-    await page.waitForFunction((n) => Number(document.body.dataset.refreshes) >= n + 2, pressedAt);
-    expect(await page.$('a[rel=next][data-old]')).not.toBeNull();
-    await page.dispatchEvent('a[rel=next]', 'pointerup');
-    await page.waitForSelector('a[rel=next]:not([data-old])');
+    expect(await keptWhilePressed(page, 'a[rel=next]')).toBe(true);
     await Promise.all([page.waitForNavigation(), page.click('a[rel=next]')]);
     const second = await ids();
     expect(second).toHaveLength(10);
