@@ -148,6 +148,7 @@ export const SLICES = {
         'liveness',
         'pipeline-break',
         'config',
+        'markers',
       ].map((n) => `packages/store-zk/test/zk-${n}.test.ts`),
     ],
     services: 'ZooKeeper (Debian zookeeper) and Java',

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newFateId, type Reservation, Status } from '@fate/core';
+import { newFateId, partitionRange, type Reservation, Status } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import { newRecord, useZooKeeper } from './zk-fixture.js';
 
@@ -104,5 +104,36 @@ describe('ZkBackend against ZooKeeper', () => {
     // what is stored is one of the writes that reported success (or the original if none did)
     const accepted = results.flatMap((ok, i) => (ok ? [JSON.stringify({ i })] : []));
     expect(accepted.length ? accepted : ['{}']).toContain(after?.info);
+  });
+
+  it('a scan racing a batch insert drops none of its ids from the batch markers', async () => {
+    const ns = space();
+    const [inserter, scanner] = await Promise.all([ns.backend(), ns.backend()]);
+    const fresh = (n: number) => Array.from({ length: n }, () => newFateId()).sort();
+    // every record bucket made first (NEW records: no markers), so no create below meets a
+    // missing bucket, whose fallback marks the record on its own
+    await inserter.insertMany(fresh(3_000).map((id) => ({ id, record: newRecord(Status.NEW) })));
+    const ids = fresh(3_000);
+    // The batch markers go out first, then the records: a scan in between reads markers of
+    // records not created yet. Such an id may leave its batch only once the batch is
+    // complete or past the grace period; written out earlier, its record would be created
+    // unmarked, and no scan would find it.
+    let inserting = true;
+    let scans = 0;
+    // one loop per marker bucket (a sixteenth of the ids each): short scans, many of them
+    const scanning = Promise.all(
+      Array.from({ length: 16 }, async (_, partition) => {
+        const range = partitionRange({ partition, total: 16 });
+        while (inserting) {
+          await scanner.scanRunnable(range, ids.length);
+          scans++;
+        }
+      }),
+    );
+    await inserter.insertMany(ids.map((id) => ({ id, record: newRecord(Status.SUBMITTED) })));
+    inserting = false;
+    await scanning;
+    expect(scans).toBeGreaterThan(0);
+    expect((await scanner.scanRunnable(undefined, ids.length + 1)).ids).toEqual(ids);
   });
 });

@@ -150,6 +150,22 @@ describe('ZooKeeper inserts, paged scans and the reservation index', () => {
     expect(await a.reservations({ range, lockId: 'nobody' })).toEqual([]);
   });
 
+  it('drops a reservation marker whose record is gone, and the listing does not fail, each time', async () => {
+    const ns = zk.space();
+    const a = await ns.backend();
+    const reservedIn = (id: FateId) => zk.raw.get_children(`${ns.chroot}/reserved/${id[0]}`, false);
+    for (const id of freshIds(2)) {
+      await a.insert(id, newRecord(Status.SUBMITTED));
+      await a.tryReserve(id, { lockId: 'gone@000000000001', uuid: randomUUID() });
+      expect(await reservedIn(id)).toHaveLength(1);
+      // the record deleted behind the store's back, its reservation marker left
+      await zk.raw.delete_(`${ns.chroot}/txs/${id.slice(0, 2)}/${id}`, -1);
+      expect(await a.reservations()).toEqual([]);
+      // repaired off the listing's path: a marker of an absent record is stale for sure
+      await vi.waitFor(async () => expect(await reservedIn(id)).toEqual([]), { timeout: 5_000 });
+    }
+  });
+
   it('removes the runnable and reservation markers of a record with the write that ends them', async () => {
     const ns = zk.space();
     await checkEndingWritesDropMarkers(await ns.backend(), zk.raw, ns.chroot);
