@@ -1,6 +1,7 @@
 // Internals the package's own tests reach into (`@fate/store-redis/internal`): key names and
 // hash slots. Not the public API: they change whenever the layout does.
 export { type RedisKeys, redisKeys, type ShardKeys } from './redis-keys.js';
+export { indexPrelude } from './redis-lua-fragments.js';
 export { RedisScript } from './redis-script.js';
 export { slotOfTag } from './redis-shards.js';
 

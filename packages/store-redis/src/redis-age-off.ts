@@ -4,7 +4,8 @@ import { indexPrelude } from './redis-lua-fragments.js';
 import { type RedisClient, RedisScript } from './redis-script.js';
 
 /**
- * KEYS: one shard's indexes. ARGV: the shard's transaction key prefix, finishedBefore,
+ * KEYS: one shard's runnable set (the other indexes are named
+ * after it). ARGV: the shard's transaction key prefix, finishedBefore,
  * now, then candidate ids. Deletes each candidate that is, as the script runs, stored,
  * unreserved, finished and due by its age-off entry: in `finished` at or before
  * finishedBefore, or in `due` at or before now (the SQL stores' condition). A candidate
@@ -59,7 +60,7 @@ export async function redisDeleteAgedOff(
   const deleted = await Promise.all(
     [...byShard].map(([shard, shardIds]) =>
       DELETE_AGED_OFF_SCRIPT.run(redis, {
-        keys: [...shard.indexes],
+        keys: [shard.runnable],
         args: [shard.txPrefix, String(q.finishedBefore), String(q.now), ...shardIds],
       }),
     ),

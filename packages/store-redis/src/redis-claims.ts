@@ -15,7 +15,8 @@ import { type RedisClient, RedisScript } from './redis-script.js';
 export const MAX_DUE_MOVED = 1_000;
 
 /**
- * KEYS: the shard's indexes. ARGV: lex min, lex max, transaction key prefix, lock id, most
+ * KEYS: the shard's runnable set (the other indexes are named
+ * after it). ARGV: lex min, lex max, transaction key prefix, lock id, most
  * due deferrals to move, mode ('claim' | 'held' | 'fresh'), then one uuid per slot. Returns
  * the records as {id, op, status, stack, info, defer_until, uuid, priority}.
  *
@@ -133,7 +134,7 @@ export async function claimMany(
   const [min, max] = idBounds(range);
   const call = async (shard: ShardKeys, mode: 'claim' | 'held', uuids: readonly string[]) => {
     const reply = (await CLAIM_SCRIPT.run(redis, {
-      keys: shard.indexes,
+      keys: [shard.runnable],
       args: [min, max, shard.txPrefix, lockId, MAX_DUE_MOVED, mode, ...uuids],
     })) as ClaimReply;
     return claimedRecords(reply, lockId);

@@ -14,7 +14,7 @@ import { type RedisClient, RedisScript } from './redis-script.js';
 const WRITE_ARGS = 14;
 
 /**
- * KEYS: the transaction hash, then its shard's indexes. ARGV: the write's 14, then the
+ * KEYS: the transaction hash, then its shard's runnable set. ARGV: the write's 14, then the
  * claim's (lex min, lex max, key prefix, lock id, due moved, mode, uuids...). The write,
  * then the claim in the same shard: a fresh claim only when the write applied, else only
  * what the uuids hold (a repeat after a lost reply); a write that just ended its

@@ -71,11 +71,29 @@ export interface RedisKeys {
   readonly wakeup: string;
 }
 
+/**
+ * The index keys of a shard, as suffixes of its tag, in the order of `ShardKeys.indexes`
+ * (the Lua prelude builds the same names from the same list: `indexPrelude`).
+ */
+export const INDEX_SUFFIXES: readonly string[] = Object.freeze([
+  ':runnable',
+  ':deferred',
+  ':reserved',
+  ':holders',
+  ...STORED_STATUSES.map((s) => `:status:${s}`),
+  ':finished',
+  ':due',
+  ':ids',
+  ':counts',
+  ...PRIORITY_LEVELS.filter((p) => p !== 0).map((p) => `:runnable:${p}`),
+]);
+
 /** The keys of one shard under hash tag `tag` (`{…}`). */
 export function shardKeys(tag: string): ShardKeys {
   const txPrefix = `${tag}:tx:`;
   const status = (s: Status) => `${tag}:status:${s}`;
-  const keys = {
+  const indexes = Object.freeze(INDEX_SUFFIXES.map((suffix) => `${tag}${suffix}`));
+  return Object.freeze({
     tag,
     txPrefix,
     tx: (id: string) => `${txPrefix}${id}`,
@@ -91,17 +109,7 @@ export function shardKeys(tag: string): ShardKeys {
     levels: Object.freeze(
       PRIORITY_LEVELS.filter((p) => p !== 0).map((p) => `${tag}:runnable:${p}`),
     ),
-  };
-  const indexes = [keys.runnable, keys.deferred, keys.reserved, keys.holders];
-  const queries = [keys.finished, keys.due, keys.ids, keys.counts];
-  return Object.freeze({
-    ...keys,
-    indexes: Object.freeze([
-      ...indexes,
-      ...STORED_STATUSES.map(status),
-      ...queries,
-      ...keys.levels,
-    ]),
+    indexes,
   });
 }
 
@@ -132,9 +140,12 @@ export function redisKeys(prefix: string, shards = 1): RedisKeys {
   });
 }
 
-/** KEYS of every script that changes one transaction: its hash, then the shard's indexes. */
+/**
+ * KEYS of every script that changes one transaction: its hash, then the shard's runnable
+ * set, from whose name the script builds those of the shard's other indexes (`indexPrelude`).
+ */
 export function recordScriptKeys(shard: ShardKeys, id: string): string[] {
-  return [shard.tx(id), ...shard.indexes];
+  return [shard.tx(id), shard.runnable];
 }
 
 /** Every fate id is a canonical UUID: 36 characters. */

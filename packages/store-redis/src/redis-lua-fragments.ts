@@ -5,6 +5,7 @@ import {
   RUNNABLE_STATUSES,
   STORED_STATUSES,
 } from '@fate/core';
+import { INDEX_SUFFIXES } from './redis-keys.js';
 
 /**
  * Lua: the store's clock, `TIME` in epoch ms with its microseconds as the fraction. Redis 7
@@ -25,9 +26,19 @@ end
 /** Lua: the set of runnable statuses, `RUNNABLE[status]`. */
 export const LUA_RUNNABLE = `local RUNNABLE = {${[...RUNNABLE_STATUSES].map((s) => `${s} = true`).join(', ')}}`;
 
+const RUNNABLE_SUFFIX = ':runnable';
+
+/** Lua: the name of the shard index key with this suffix (one of `INDEX_SUFFIXES`). */
+function indexKey(suffix: string): string {
+  if (!INDEX_SUFFIXES.includes(suffix)) throw new Error(`no index key ends in ${suffix}`);
+  return suffix === RUNNABLE_SUFFIX ? 'RUNNABLE_KEY' : `TAG .. '${suffix}'`;
+}
+
 /**
- * Lua helpers over the indexes of one shard, whose keys start at `KEYS[first]` in the
- * order of `ShardKeys.indexes`: runnable, deferred, reserved, holders, status sets.
+ * Lua helpers over the indexes of one shard, whose runnable set is `KEYS[first]`. The
+ * other index keys are built from its name (`INDEX_SUFFIXES`, as `ShardKeys.indexes`
+ * names them): they share its hash tag, so its slot, and a call sends 1 key instead of
+ * 24 (about 1 KB less for the client to build and send, and the server to parse, per call).
  *
  * The invariants they keep: an id is in `runnable` (as `<id>|<op>`) or `deferred` exactly
  * when its record has a runnable status and no reservation (`deferred` when its stored
@@ -36,17 +47,17 @@ export const LUA_RUNNABLE = `local RUNNABLE = {${[...RUNNABLE_STATUSES].map((s) 
  * an id is in the set of its stored status only.
  */
 export function indexPrelude(first: number): string {
-  const k = (offset: number) => `KEYS[${first + offset}]`;
-  const statusKeys = STORED_STATUSES.map((s, i) => `${s} = ${k(4 + i)}`).join(', ');
-  let offset = 8 + STORED_STATUSES.length;
+  const statusKeys = STORED_STATUSES.map((s) => `${s} = ${indexKey(`:status:${s}`)}`).join(', ');
   const levels = PRIORITY_LEVELS.map(
-    (p) => `[${p}] = ${p === 0 ? 'RUNNABLE_KEY' : k(offset++)}`,
+    (p) => `[${p}] = ${indexKey(p === 0 ? RUNNABLE_SUFFIX : `:runnable:${p}`)}`,
   ).join(', ');
   return `
 ${LUA_RUNNABLE}
-local RUNNABLE_KEY, DEFERRED_KEY, RESERVED_KEY, HOLDERS_KEY = ${k(0)}, ${k(1)}, ${k(2)}, ${k(3)}
+local RUNNABLE_KEY = KEYS[${first}]
+local TAG = string.sub(RUNNABLE_KEY, 1, -${RUNNABLE_SUFFIX.length + 1})
+local DEFERRED_KEY, RESERVED_KEY, HOLDERS_KEY = ${indexKey(':deferred')}, ${indexKey(':reserved')}, ${indexKey(':holders')}
 local STATUS_KEY = {${statusKeys}}
-local FINISHED_KEY, DUE_KEY, IDS_KEY, COUNTS_KEY = ${k(4 + STORED_STATUSES.length)}, ${k(5 + STORED_STATUSES.length)}, ${k(6 + STORED_STATUSES.length)}, ${k(7 + STORED_STATUSES.length)}
+local FINISHED_KEY, DUE_KEY, IDS_KEY, COUNTS_KEY = ${indexKey(':finished')}, ${indexKey(':due')}, ${indexKey(':ids')}, ${indexKey(':counts')}
 -- The runnable set of each priority (issue 25); 0's is RUNNABLE_KEY.
 local MAX_LEVEL, MIN_LEVEL = ${MAX_PRIORITY}, ${MIN_PRIORITY}
 local LEVEL_KEY = {${levels}}

@@ -3,10 +3,10 @@ import { RedisScript } from './redis-script.js';
 
 // Every change of a transaction is one of these scripts, so a record, its reservation and
 // every index move together: Redis runs a script with nothing in between. They take
-// KEYS in the order of `recordScriptKeys`: the transaction hash, then the shard's indexes.
+// KEYS in the order of `recordScriptKeys`: the transaction hash, then the shard's runnable set.
 // Each gives the same answer when repeated after it applied (a lost reply is asked again).
 
-/** What every record script starts with (KEYS: the transaction hash, then the indexes). */
+/** What every record script starts with (KEYS: the transaction hash, the shard's runnable set). */
 export const PRELUDE = `${LUA_SERVER_NOW}${indexPrelude(2)}
 local TX = KEYS[1]
 
@@ -140,7 +140,8 @@ return 1
 `;
 
 /**
- * KEYS: the shard's indexes. ARGV: transaction key prefix, then ids whose hash was found
+ * KEYS: the shard's runnable set (the other indexes are named
+ * after it). ARGV: transaction key prefix, then ids whose hash was found
  * missing. Takes each id that is still missing out of every index; returns how many.
  */
 const FORGET = `${indexPrelude(1)}

@@ -90,7 +90,7 @@ export async function listShard(
   }
   for (let i = 0; i < missing.length; i += PAGE) {
     await RECORD_SCRIPTS.forget.run(redis, {
-      keys: shard.indexes,
+      keys: [shard.runnable],
       args: [shard.txPrefix, ...missing.slice(i, i + PAGE)],
     });
   }

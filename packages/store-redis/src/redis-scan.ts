@@ -18,7 +18,8 @@ const MAX_DUE_MOVED = 1_000;
 const CHUNK = 1_000;
 
 /**
- * KEYS: the shard's indexes. ARGV: lex min, lex max, limit, transaction key prefix,
+ * KEYS: the shard's runnable set (the other indexes are named
+ * after it). ARGV: lex min, lex max, limit, transaction key prefix,
  * most due deferrals to move, the first level, the lex min in that level. Returns
  * {members ('<id>|<op>'), itemsRead, next deferral or '', '1' when the page ended at the
  * limit with more in range, server time, the level of each member}.
@@ -136,7 +137,7 @@ export async function scanShard(
   const [members, read, next, more, , levels] = await clock.timed(
     async () =>
       (await SCAN_SCRIPT.run(redis, {
-        keys: shard.indexes,
+        keys: [shard.runnable],
         args: [min, max, limit, shard.txPrefix, MAX_DUE_MOVED, from, firstMin],
       })) as ScanReply,
     (reply) => Number(reply[4]),

@@ -1,6 +1,13 @@
-import { type FateId, type NewRecord, newFateId, Status } from '@fate/core';
+import {
+  type FateId,
+  type NewRecord,
+  newFateId,
+  PRIORITY_LEVELS,
+  STORED_STATUSES,
+  Status,
+} from '@fate/core';
 import { createRedisBackend } from '@fate/store-redis';
-import { redisKeys } from '@fate/store-redis/internal';
+import { indexPrelude, redisKeys } from '@fate/store-redis/internal';
 import { describe, expect, it } from 'vitest';
 import { newPrefix, step, useRedis } from './redis-context.js';
 
@@ -100,6 +107,26 @@ describe('Redis reservation index', () => {
       ids[6],
     ]);
     expect(await backend.reservations({ lockId: 'a@' })).toEqual([]);
+  });
+});
+
+describe('Redis index keys', () => {
+  it('are named in the scripts, from the runnable set a call sends, as the client names them', async () => {
+    // a script is sent one index key and builds the others' names: they must be the keys
+    // the client reads (listings, counts, admin), on a sharded store too
+    const statuses = STORED_STATUSES.map((s) => `STATUS_KEY['${s}']`);
+    const levels = PRIORITY_LEVELS.filter((p) => p !== 0).map((p) => `LEVEL_KEY[${p}]`);
+    const names = [
+      'RUNNABLE_KEY, DEFERRED_KEY, RESERVED_KEY, HOLDERS_KEY',
+      ...statuses,
+      'FINISHED_KEY, DUE_KEY, IDS_KEY, COUNTS_KEY',
+      ...levels,
+    ];
+    const lua = `${indexPrelude(1)}\nreturn {${names.join(', ')}, LEVEL_KEY[0]}`;
+    for (const shard of [...redisKeys(newPrefix()).shards, ...redisKeys(newPrefix(), 3).shards]) {
+      const got = await redis.admin.eval(lua, 1, shard.runnable);
+      expect(got).toEqual([...shard.indexes, shard.runnable]);
+    }
   });
 });
 
