@@ -41,8 +41,11 @@ export function fence(id: string, reservation: Reservation): Fence {
 /** The arguments of a fenced write (not a delete) of `change`. */
 export function writeArgs(id: string, reservation: Reservation, change: RecordWrite): WriteArgs {
   const release = change.release;
+  // No leading spread: Node 20 takes a slow path for the entries after one (about 1 µs each).
   return {
-    ...fence(id, reservation),
+    id,
+    lockId: reservation.lockId,
+    uuid: reservation.uuid,
     status: change.status ?? null,
     stack: change.stack ?? null,
     info: change.info ?? null,

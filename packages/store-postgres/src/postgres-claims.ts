@@ -130,6 +130,6 @@ export async function claimManyOn(
   if (lockId === undefined) return [];
   const uuids = reservations.map((r) => r.uuid);
   const [statement, bounds] = forRange(claims, range);
-  const rows = await statement.rows(pool, { ...bounds, lockId, uuids, limit: uuids.length });
+  const rows = await statement.rows(pool, { lockId, uuids, limit: uuids.length, ...bounds });
   return rows.map((row) => toClaimed(row));
 }

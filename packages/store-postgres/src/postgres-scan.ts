@@ -22,7 +22,7 @@ export async function scanRunnableOn(
 ): Promise<BackendScan> {
   const [statement, bounds] = forRange(statements.scan, range);
   return scanPage(
-    await statement.rows(pool, { ...bounds, ...levelStart(bounds, after), limit }),
+    await statement.rows(pool, { limit, ...bounds, ...levelStart(bounds, after) }),
     limit,
   );
 }

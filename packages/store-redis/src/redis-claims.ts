@@ -174,7 +174,7 @@ async function shareOfFirst(
 ): Promise<number[]> {
   const pages = await Promise.all(shards.map((s) => scanShard(redis, clock, s, range, n)));
   const first = pages
-    .flatMap((p, shard) => p.entries.map((e) => ({ ...e, shard })))
+    .flatMap((p, shard) => p.entries.map((e) => ({ shard, ...e })))
     .sort(compareRunnable)
     .slice(0, n);
   return shards.map((_, i) => first.filter((e) => e.shard === i).length);

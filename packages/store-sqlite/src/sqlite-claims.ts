@@ -73,9 +73,9 @@ export function prepareClaimSteps(database: Database, statements: Statements): S
       const [statement, bounds] = forRange(claimable, range);
       const out: ClaimedRecord[] = [];
       for (const row of statement.all({
+        limit: reservations.length,
         ...bounds,
         ...levelStart(bounds),
-        limit: reservations.length,
       })) {
         const r = reservations[out.length] as Reservation;
         const claimed = claimOne.get({ id: row.id, lockId: r.lockId, uuid: r.uuid });

@@ -19,7 +19,7 @@ export function scanRunnableOn(
   after: RunnablePosition | undefined,
 ): BackendScan {
   const [statement, bounds] = forRange(statements.scan, range);
-  return scanPage(statement.all({ ...bounds, ...levelStart(bounds, after), limit }), limit);
+  return scanPage(statement.all({ limit, ...bounds, ...levelStart(bounds, after) }), limit);
 }
 
 /** `reservations` on the connection: by holder's lock id alone, or from the range's reserved index. */

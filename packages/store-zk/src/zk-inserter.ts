@@ -102,7 +102,10 @@ export class ZkInserter {
       const replied = { at: Number.POSITIVE_INFINITY };
       const record = settle(this.#client.create(this.#records.path(item.id), item.data, 0));
       sent.push({
-        ...item,
+        id: item.id,
+        data: item.data,
+        runnable: item.runnable,
+        level: item.level,
         marker,
         replied,
         record: record.finally(() => {

@@ -138,7 +138,7 @@ export class FateMetrics {
   }
 
   scanned(strategy: string, items: number, seconds: number): void {
-    const attributes = { ...this.#base, 'fate.strategy': strategy };
+    const attributes = { 'fate.strategy': strategy, ...this.#base };
     this.#scanItems.add(items, attributes);
     this.#scanDuration.record(seconds, attributes);
   }

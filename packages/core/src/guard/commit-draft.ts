@@ -130,38 +130,37 @@ export function draftChanges(base: DraftBase, changes: readonly TxChange[]): Dra
 export function draftWrite(base: DraftBase, d: Draft, maxRecordBytes: number): RecordWrite {
   if (d.end === 'delete') return { delete: true };
   checkPayloadSize(base.id, d.stackText, d.infoText, maxRecordBytes);
-  return {
-    ...(d.status !== base.status ? { status: d.status } : {}),
-    ...(d.stackText !== base.stackText ? { stack: d.stackText } : {}),
-    ...(d.infoText !== base.infoText ? { info: d.infoText } : {}),
-    ...(d.end === 'unreserve' ? { release: { deferMs: d.deferMs } } : {}),
-    ...finishedEntry(base, d),
-  };
+  // Built field by field: an object literal that starts with a spread takes a slow path in
+  // Node 20 (about 1 µs an entry after it), and this is on every step's path.
+  const write: { -readonly [K in keyof RecordWrite]: RecordWrite[K] } = {};
+  if (d.status !== base.status) write.status = d.status;
+  if (d.stackText !== base.stackText) write.stack = d.stackText;
+  if (d.infoText !== base.infoText) write.info = d.infoText;
+  if (d.end === 'unreserve') write.release = { deferMs: d.deferMs };
+  const finished = finishedEntry(base, d);
+  if (finished !== undefined) write.finished = finished;
+  return write;
 }
 
 /**
  * The age-off index entry a write carries: when the write leaves the record finished with
  * its status or info changed, the stamp and retention from its info; when it moves it to
- * an unfinished status, null (out of the index).
+ * an unfinished status, null (out of the index); undefined: none.
  */
-function finishedEntry(base: DraftBase, d: Draft): { finished?: FinishedEntry | null } {
+function finishedEntry(base: DraftBase, d: Draft): FinishedEntry | null | undefined {
   const statusChanged = d.status !== base.status;
-  if (!FINISHED_STATUSES.has(d.status)) return statusChanged ? { finished: null } : {};
-  if (!statusChanged && d.infoText === base.infoText) return {};
+  if (!FINISHED_STATUSES.has(d.status)) return statusChanged ? null : undefined;
+  if (!statusChanged && d.infoText === base.infoText) return undefined;
   let info: TxInfo;
   try {
     info = d.info ?? decodeInfo(base.id, d.infoText);
   } catch {
-    return { finished: {} }; // info that does not decode: indexed by the store's clock
+    return {}; // info that does not decode: indexed by the store's clock
   }
-  const at = typeof info.ageOff === 'number' ? info.ageOff : undefined;
-  const retainMs = typeof info.retainMs === 'number' ? info.retainMs : undefined;
-  return {
-    finished: {
-      ...(at !== undefined ? { at } : {}),
-      ...(retainMs !== undefined ? { retainMs } : {}),
-    },
-  };
+  const entry: { -readonly [K in keyof FinishedEntry]: FinishedEntry[K] } = {};
+  if (typeof info.ageOff === 'number') entry.at = info.ageOff;
+  if (typeof info.retainMs === 'number') entry.retainMs = info.retainMs;
+  return entry;
 }
 
 /** Throws FATE_ILLEGAL_STATUS unless `status` allows `op`. */

