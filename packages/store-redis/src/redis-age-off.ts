@@ -4,14 +4,13 @@ import { indexPrelude } from './redis-lua-fragments.js';
 import { type RedisClient, RedisScript } from './redis-script.js';
 
 /**
- * KEYS: one shard's runnable set (the other indexes are named
- * after it). ARGV: the shard's transaction key prefix, finishedBefore,
- * now, then candidate ids. Deletes each candidate that is, as the script runs, stored,
- * unreserved, finished and due by its age-off entry: in `finished` at or before
- * finishedBefore, or in `due` at or before now (the SQL stores' condition). A candidate
- * deleted and seeded again meanwhile has no entry (insert forgets it), one finished again
- * has its new stamp, one reserved has res_lock: each is left. Returns how many it deleted;
- * asked again after a lost reply it finds them gone and answers 0 for those.
+ * KEYS: one shard's runnable set (the other indexes are named after it). ARGV: the shard's
+ * transaction key prefix, finishedBefore, now, then candidate ids. Deletes each candidate that is,
+ * as the script runs, stored, unreserved, finished and due by its age-off entry: in `finished` at
+ * or before finishedBefore, or in `due` at or before now (the SQL stores' condition). A candidate
+ * deleted and seeded again meanwhile has no entry (insert forgets it), one finished again has its
+ * new stamp, one reserved has res_lock: each is left. Returns how many it deleted; asked again
+ * after a lost reply it finds them gone and answers 0 for those.
  */
 const DELETE_AGED_OFF = `${indexPrelude(1)}
 local prefix, before, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])

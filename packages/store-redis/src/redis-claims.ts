@@ -15,10 +15,10 @@ import { type RedisClient, RedisScript } from './redis-script.js';
 export const MAX_DUE_MOVED = 1_000;
 
 /**
- * KEYS: the shard's runnable set (the other indexes are named
- * after it). ARGV: lex min, lex max, transaction key prefix, lock id, most
- * due deferrals to move, mode ('claim' | 'held' | 'fresh'), then one uuid per slot. Returns
- * the records as {id, op, status, stack, info, defer_until, uuid, priority}.
+ * KEYS: the shard's runnable set (the other indexes are named after it). ARGV: lex min, lex max,
+ * transaction key prefix, lock id, most due deferrals to move, mode ('claim' | 'held' | 'fresh'),
+ * then one uuid per slot. Returns the records as {id, op, status, stack, info, defer_until, uuid,
+ * priority}.
  *
  * First the records this lock id holds in the shard under one of the uuids (a repeat
  * after a lost reply: the `holders` entries of the lock, i.e. its work in flight): when

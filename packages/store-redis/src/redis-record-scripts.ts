@@ -140,9 +140,9 @@ return 1
 `;
 
 /**
- * KEYS: the shard's runnable set (the other indexes are named
- * after it). ARGV: transaction key prefix, then ids whose hash was found
- * missing. Takes each id that is still missing out of every index; returns how many.
+ * KEYS: the shard's runnable set (the other indexes are named after it). ARGV: transaction key
+ * prefix, then ids whose hash was found missing. Takes each id that is still missing out of every
+ * index; returns how many.
  */
 const FORGET = `${indexPrelude(1)}
 local n = 0

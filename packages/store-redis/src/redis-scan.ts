@@ -18,11 +18,10 @@ const MAX_DUE_MOVED = 1_000;
 const CHUNK = 1_000;
 
 /**
- * KEYS: the shard's runnable set (the other indexes are named
- * after it). ARGV: lex min, lex max, limit, transaction key prefix,
- * most due deferrals to move, the first level, the lex min in that level. Returns
- * {members ('<id>|<op>'), itemsRead, next deferral or '', '1' when the page ended at the
- * limit with more in range, server time, the level of each member}.
+ * KEYS: the shard's runnable set (the other indexes are named after it). ARGV: lex min, lex max,
+ * limit, transaction key prefix, most due deferrals to move, the first level, the lex min in that
+ * level. Returns {members ('<id>|<op>'), itemsRead, next deferral or '', '1' when the page ended at
+ * the limit with more in range, server time, the level of each member}.
  *
  * First moves due deferrals (by the server's clock) into their level's runnable set, then
  * reads the levels from the first down to the lowest, each a lex range of its set (the

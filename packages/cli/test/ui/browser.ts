@@ -71,13 +71,15 @@ export async function waitForText(page: Page, selector: string, expected: string
 }
 
 /**
- * Presses a pointer on `selector` (in the live part), waits two refreshes, and answers
- * whether the element is still the same one; then releases it and waits until a refresh
- * replaced it (refreshes go on).
+ * Presses a pointer on `selector` (in the live part), marks the element under it, waits two
+ * refreshes, and answers whether the marked element is still there; then releases it and
+ * waits until a refresh replaced it (refreshes go on). Pressed first, marked after: a
+ * refresh between marking and pressing would replace the element rightly (a clean-clone CI
+ * run of 2026-12-04, at the tests' 250 ms refresh under load).
  */
 export async function keptWhilePressed(page: Page, selector: string): Promise<boolean> {
-  await page.$eval(selector, (e) => e.setAttribute('data-old', ''));
   await page.dispatchEvent(selector, 'pointerdown');
+  await page.$eval(selector, (e) => e.setAttribute('data-old', ''));
   const at = await page.evaluate(() => Number(document.body.dataset.refreshes ?? 0));
   await page.waitForFunction((n) => Number(document.body.dataset.refreshes) >= n + 2, at, {
     timeout: WAIT_MS,
