@@ -34,6 +34,12 @@ function indexKey(suffix: string): string {
   return suffix === RUNNABLE_SUFFIX ? 'RUNNABLE_KEY' : `TAG .. '${suffix}'`;
 }
 
+/** Lua: `TAG .. prefix .. <the looked-up value>`, checked against `INDEX_SUFFIXES` for each of `values`. */
+function indexKeyOf(prefix: string, values: readonly (string | number)[]): string {
+  for (const v of values) indexKey(`${prefix}${v}`);
+  return `TAG .. '${prefix}' .. v`;
+}
+
 /**
  * Lua helpers over the indexes of one shard, whose runnable set is `KEYS[first]`. The
  * other index keys are built from its name (`INDEX_SUFFIXES`, as `ShardKeys.indexes`
@@ -47,20 +53,28 @@ function indexKey(suffix: string): string {
  * an id is in the set of its stored status only.
  */
 export function indexPrelude(first: number): string {
-  const statusKeys = STORED_STATUSES.map((s) => `${s} = ${indexKey(`:status:${s}`)}`).join(', ');
-  const levels = PRIORITY_LEVELS.map(
-    (p) => `[${p}] = ${indexKey(p === 0 ? RUNNABLE_SUFFIX : `:runnable:${p}`)}`,
-  ).join(', ');
+  const levels = PRIORITY_LEVELS.filter((p) => p !== 0);
   return `
 ${LUA_RUNNABLE}
 local RUNNABLE_KEY = KEYS[${first}]
 local TAG = string.sub(RUNNABLE_KEY, 1, -${RUNNABLE_SUFFIX.length + 1})
 local DEFERRED_KEY, RESERVED_KEY, HOLDERS_KEY = ${indexKey(':deferred')}, ${indexKey(':reserved')}, ${indexKey(':holders')}
-local STATUS_KEY = {${statusKeys}}
 local FINISHED_KEY, DUE_KEY, IDS_KEY, COUNTS_KEY = ${indexKey(':finished')}, ${indexKey(':due')}, ${indexKey(':ids')}, ${indexKey(':counts')}
--- The runnable set of each priority (issue 25); 0's is RUNNABLE_KEY.
+-- The set of each stored status, and the runnable set of each priority (issue 25; 0's is
+-- RUNNABLE_KEY), named when first looked up: a call uses two or three of the 16, and
+-- naming them all took about a microsecond of every call.
+local STORED = {${STORED_STATUSES.map((s) => `${s} = true`).join(', ')}}
+local STATUS_KEY = setmetatable({}, {__index = function(t, v)
+  if not STORED[v] then return nil end
+  t[v] = ${indexKeyOf(':status:', STORED_STATUSES)}
+  return t[v]
+end})
 local MAX_LEVEL, MIN_LEVEL = ${MAX_PRIORITY}, ${MIN_PRIORITY}
-local LEVEL_KEY = {${levels}}
+local LEVEL_KEY = setmetatable({[0] = RUNNABLE_KEY}, {__index = function(t, v)
+  if type(v) ~= 'number' or v % 1 ~= 0 or v < MIN_LEVEL or v > MAX_LEVEL then return nil end
+  t[v] = ${indexKeyOf(':runnable:', levels)}
+  return t[v]
+end})
 -- A stored priority ('' or absent: 0; anything else out of range reads as 0).
 local function level_of(text)
   local p = tonumber(text or '0') or 0
@@ -101,7 +115,7 @@ local function index_finished(id, tx, set, mode, at, retain)
 end
 
 local function unindex_status(id)
-  for _, key in pairs(STATUS_KEY) do redis.call('SREM', key, id) end
+  for status in pairs(STORED) do redis.call('SREM', STATUS_KEY[status], id) end
 end
 
 -- Moves id from the set of status old to that of status new. An old status that is no
@@ -119,8 +133,8 @@ end
 -- prio: the record's stored priority; nil: not known (a record gone), every level.
 local function unschedule(id, prio)
   if prio == nil then
-    for _, key in pairs(LEVEL_KEY) do
-      redis.call('ZREMRANGEBYLEX', key, '[' .. id .. '|', '(' .. id .. '|\\255')
+    for level = MAX_LEVEL, MIN_LEVEL, -1 do
+      redis.call('ZREMRANGEBYLEX', LEVEL_KEY[level], '[' .. id .. '|', '(' .. id .. '|\\255')
     end
   else
     redis.call('ZREMRANGEBYLEX', LEVEL_KEY[level_of(prio)], '[' .. id .. '|', '(' .. id .. '|\\255')
@@ -128,11 +142,10 @@ local function unschedule(id, prio)
   redis.call('ZREM', DEFERRED_KEY, id)
 end
 
--- For an unreserved record: where work finders will see it, if anywhere. defer_until is
--- the stored text, passed on as is so no precision is lost.
--- prio: the stored priority field (false/nil: 0), which picks the runnable set.
-local function schedule(id, status, defer_until, op, prio)
-  unschedule(id, prio or '0')
+-- For a record in no runnable or deferred set (reserved until now, or just inserted): where
+-- work finders will see it, if anywhere. defer_until is the stored text, passed on as is so
+-- no precision is lost. prio: the stored priority field (false/nil: 0), which picks the set.
+local function enqueue(id, status, defer_until, op, prio)
   if RUNNABLE[status] then
     if (tonumber(defer_until) or 0) > 0 then
       redis.call('ZADD', DEFERRED_KEY, defer_until, id)
@@ -140,6 +153,12 @@ local function schedule(id, status, defer_until, op, prio)
       redis.call('ZADD', LEVEL_KEY[level_of(prio)], 0, id .. '|' .. (op or ''))
     end
   end
+end
+
+-- For an unreserved record that may be listed already: listed again where finders see it.
+local function schedule(id, status, defer_until, op, prio)
+  unschedule(id, prio or '0')
+  enqueue(id, status, defer_until, op, prio)
 end
 
 local function hold(id, lock, uuid)

@@ -35,12 +35,18 @@ end
  * ARGV: id, status, stack, info, op, wake-up channel, deferMs ('0' or absent: none; else
  * deferUntil is the server's TIME now + deferMs), priority ('0' or absent: none stored,
  * read as 0). Returns 1 if inserted, 0 if the id
- * exists. Index entries left by a lost record of the same id are dropped first.
+ * exists. Index entries left by a lost record of the same id are dropped first: every
+ * record's id is in `ids` until its record is deleted, so an id already there is one whose
+ * hash was lost or removed behind the store's back (forgetting it walks every index: most
+ * of an insert's commands, paid only then).
  */
 const INSERT = `${PRELUDE}
 local id, status = ARGV[1], ARGV[2]
 if redis.call('EXISTS', TX) == 1 then return 0 end
-forget(id)
+if redis.call('ZADD', IDS_KEY, 0, id) == 0 then
+  forget(id)
+  redis.call('ZADD', IDS_KEY, 0, id)
+end
 local defer, defer_until = tonumber(ARGV[7] or '0') or 0, '0'
 if defer > 0 then defer_until = string.format('%.0f', math.ceil(server_now() + defer)) end
 redis.call('HSET', TX, 'status', status, 'stack', ARGV[3], 'info', ARGV[4], 'op', ARGV[5], 'defer_until', defer_until)
@@ -48,8 +54,7 @@ local prio = tostring(level_of(ARGV[8]))
 if prio ~= '0' then redis.call('HSET', TX, 'priority', prio) end
 index_status(id, false, status)
 recount(false, status, ARGV[5])
-redis.call('ZADD', IDS_KEY, 0, id)
-schedule(id, status, defer_until, ARGV[5], prio)
+enqueue(id, status, defer_until, ARGV[5], prio) -- a new id, or one forget took out of every set
 if status == 'SUBMITTED' then redis.call('PUBLISH', ARGV[6], id) end
 return 1
 `;
@@ -62,8 +67,9 @@ return 1
  */
 const TRY_RESERVE = `${PRELUDE}
 local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
-if redis.call('EXISTS', TX) == 0 then return 'absent' end
 local r = redis.call('HMGET', TX, 'status', 'stack', 'info', 'defer_until', 'res_lock', 'res_uuid', 'priority', 'op')
+-- every record has a status: only a hash without one can be no record at all
+if not r[1] and redis.call('EXISTS', TX) == 0 then return 'absent' end
 if r[5] and (r[5] ~= lock or r[6] ~= uuid) then return 'held' end
 hold(id, lock, uuid)
 unschedule(id, r[7] or '0')
@@ -119,7 +125,8 @@ local function write_record(A)
   if #set > 0 then redis.call('HSET', TX, unpack(set)) end
   if defer_until then
     release(id, lock, uuid)
-    schedule(id, status, defer_until, op, r[5])
+    -- held until now, so in no runnable or deferred set (the invariant of the indexes)
+    enqueue(id, status, defer_until, op, r[5])
   end
   return 1
 end
@@ -135,7 +142,7 @@ local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
 if not held_by(lock, uuid) then return fenced_off(id, lock, uuid) end
 release(id, lock, uuid)
 local r = redis.call('HMGET', TX, 'status', 'defer_until', 'op', 'priority')
-schedule(id, r[1], r[2] or '0', r[3], r[4])
+enqueue(id, r[1], r[2] or '0', r[3], r[4]) -- held until now: in no runnable or deferred set
 return 1
 `;
 

@@ -167,6 +167,39 @@ describe('Redis index hygiene', () => {
     expect(await redis.admin.smembers(shard.status(Status.SUBMITTED))).toEqual([kept]);
   });
 
+  it('drops what the indexes say of a lost record when its id is inserted again', async () => {
+    // insert walks every index only for an id still listed in `ids` (a record lost or
+    // removed behind the store's back): the new record must carry none of the old entries
+    const prefix = newPrefix();
+    const shard = redisKeys(prefix).shards[0];
+    if (!shard) throw new Error('no shard');
+    const backend = await redis.backend(redis.url(prefix));
+    const [finished, reserved] = sortedIds(2) as [FateId, FateId];
+    await backend.insertMany([finished, reserved].map((id) => ({ id, record: record('op') })));
+    const holder = { lockId: 'gone@1', uuid: 'u' };
+    await backend.tryReserve(finished, holder, true);
+    await backend.write(finished, holder, {
+      status: Status.SUCCESSFUL,
+      finished: {},
+      release: { deferMs: 0 },
+    });
+    await backend.tryReserve(reserved, holder, true);
+    await redis.admin.del(shard.tx(finished), shard.tx(reserved));
+
+    const again = await backend.insertMany(
+      [finished, reserved].map((id) => ({ id, record: record('op') })),
+    );
+    expect(again).toEqual([true, true]);
+    for (const status of [Status.SUCCESSFUL, Status.IN_PROGRESS]) {
+      expect(await redis.admin.smembers(shard.status(status))).toEqual([]);
+    }
+    expect(await redis.admin.zscore(shard.finished, finished)).toBeNull();
+    expect(await redis.admin.zcard(shard.reserved)).toBe(0);
+    expect(await redis.admin.zcard(shard.holders)).toBe(0);
+    expect((await backend.scanRunnable(undefined, 100)).ids).toEqual([finished, reserved]);
+    expect(await backend.reservations()).toEqual([]);
+  });
+
   it('never claims a reserved record a stray runnable entry names, and drops the entry', async () => {
     const prefix = newPrefix();
     const shard = redisKeys(prefix).shards[0];

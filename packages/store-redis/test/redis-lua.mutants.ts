@@ -54,7 +54,7 @@ const MUTATIONS: readonly LuaMutation[] = [
     name: 'lua-release-not-rescheduled',
     promise: 14,
     breaks: 'a released record is not put back among the runnable',
-    from: '    schedule(id, status, defer_until, op, r[5])\n',
+    from: '    enqueue(id, status, defer_until, op, r[5])\n',
     to: '',
   },
   {
@@ -68,7 +68,7 @@ const MUTATIONS: readonly LuaMutation[] = [
     name: 'lua-clear-not-rescheduled',
     promise: 26,
     breaks: 'a cleared reservation leaves the record out of the runnable',
-    from: "release(id, lock, uuid)\nlocal r = redis.call('HMGET', TX, 'status', 'defer_until', 'op', 'priority')\nschedule(id, r[1], r[2] or '0', r[3], r[4])\n",
+    from: "release(id, lock, uuid)\nlocal r = redis.call('HMGET', TX, 'status', 'defer_until', 'op', 'priority')\nenqueue(id, r[1], r[2] or '0', r[3], r[4]) -- held until now: in no runnable or deferred set\n",
     to: 'release(id, lock, uuid)\n',
   },
   {
