@@ -89,7 +89,9 @@ describe('step timeouts', () => {
     const outcome = attempt.catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(150);
     call.settle('late');
-    expect(((await outcome) as { code?: string }).code).toBe(FateErrorCode.STEP_TIMEOUT);
+    const err = (await outcome) as Error & { code?: string };
+    expect(err.code).toBe(FateErrorCode.STEP_TIMEOUT);
+    expect('cause' in err).toBe(false); // it threw nothing: no cause, not an undefined one
   });
 
   it('waits for a call that ignores its signal, reporting it once after the grace', async () => {
@@ -211,6 +213,7 @@ describe('step timeouts', () => {
   });
 
   it('takes a timeout of a day exactly, and none at all', () => {
+    expect(MAX_STEP_TIMEOUT_MS).toBe(86_400_000); // the README's "up to a day"
     expect(stepTimeoutMs(step(MAX_STEP_TIMEOUT_MS) as never)).toBe(MAX_STEP_TIMEOUT_MS);
     expect(stepTimeoutMs(step(1) as never)).toBe(1);
     expect(stepTimeoutMs(step() as never)).toBeUndefined();

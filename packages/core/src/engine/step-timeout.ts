@@ -43,10 +43,9 @@ export async function callWithin<T>(
       OVERDUE_GRACE_MS,
     );
   }, timeoutMs);
+  let value: T;
   try {
-    const value = await run({ signal: controller.signal });
-    if (timedOut) throw timeoutError(repo, timeoutMs);
-    return value;
+    value = await run({ signal: controller.signal });
   } catch (err) {
     if (timedOut) throw timeoutError(repo, timeoutMs, err);
     throw err;
@@ -55,6 +54,9 @@ export async function callWithin<T>(
     clearTimeout(late);
     signal.removeEventListener('abort', follow);
   }
+  // returned, but late: a timeout all the same, with no cause (it threw nothing)
+  if (timedOut) throw timeoutError(repo, timeoutMs);
+  return value;
 }
 
 /** A step's `timeoutMs`, checked: a positive number of ms up to a day, or none. */
