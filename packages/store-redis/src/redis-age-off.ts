@@ -8,7 +8,8 @@ import { type RedisClient, RedisScript } from './redis-script.js';
  * transaction key prefix, finishedBefore, now, then candidate ids. Deletes each candidate that is,
  * as the script runs, stored, unreserved, finished and due by its age-off entry: in `finished` at
  * or before finishedBefore, or in `due` at or before now (the SQL stores' condition). A candidate
- * deleted and seeded again meanwhile has no entry (insert forgets it), one finished again has its
+ * deleted and seeded again meanwhile has no entry (its delete, or the insert of an id still
+ * listed, took it out of every index), one finished again has its
  * new stamp, one reserved has res_lock: each is left. Returns how many it deleted; asked again
  * after a lost reply it finds them gone and answers 0 for those.
  */
