@@ -1,8 +1,6 @@
 // Cluster-wide op limits (issue 25): how soon a dead engine's slots are free again, in virtual
 // time (@sinonjs/fake-timers with `node:timers/promises`, as the simulation does), so the
 // bound the README states is measured the same on a loaded machine as on a quiet one.
-import { syncBuiltinESMExports } from 'node:module';
-import FakeTimers from '@sinonjs/fake-timers';
 import { expect, it } from 'vitest';
 import { slotId } from '../src/engine/op-limits.js';
 import {
@@ -16,6 +14,7 @@ import {
   type Reservation,
   Status,
 } from '../src/index.js';
+import { virtualTime } from './virtual-time.js';
 
 const TIMEOUT_MS = 1_000;
 const HEARTBEAT_MS = TIMEOUT_MS / 4; // the default
@@ -82,20 +81,7 @@ function opIn(half: 'low' | 'high'): string {
 it.each([1, 125, 249])(
   'frees a dead engine’s slots between one timeout and one timeout plus two heartbeats after its last heartbeat (survivor %i ms out of phase)',
   async (offset) => {
-    const clock = FakeTimers.install({
-      toFake: [
-        'setTimeout',
-        'clearTimeout',
-        'setInterval',
-        'clearInterval',
-        'setImmediate',
-        'clearImmediate',
-        'Date',
-        'performance',
-      ],
-      shouldClearNativeTimers: false,
-    });
-    syncBuiltinESMExports();
+    const { clock, until, restore } = virtualTime();
     const backend = new NotingBackend();
     const ops = [opIn('low'), opIn('high')];
     const limits = Object.fromEntries(ops.map((op) => [op, { concurrency: 1 }]));
@@ -108,11 +94,6 @@ it.each([1, 125, 249])(
         limits,
         logger: { error() {}, warn() {}, info() {}, debug() {} },
       });
-    const until = async (what: string, done: () => boolean, ms = 10_000) => {
-      for (const end = performance.now() + ms; !done(); await clock.tickAsync(1)) {
-        if (performance.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-      }
-    };
     const doomed = killable(backend);
     const deadStore = await createFatesStore(doomed.backend, { livenessTimeoutMs: TIMEOUT_MS });
     const dead = engine(deadStore);
@@ -152,8 +133,7 @@ it.each([1, 125, 249])(
       const stopped = survivor.shutdown();
       await clock.tickAsync(5_000);
       await stopped;
-      clock.uninstall();
-      syncBuiltinESMExports();
+      restore();
     }
   },
 );

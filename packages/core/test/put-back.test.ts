@@ -1,10 +1,7 @@
 // A run cut short by a store fault is offered again first (workers.ts puts it back; the
 // finder restores it once the store answered again), not left behind every lower id of the
-// backlog until the next sweep reaches it. In virtual time (@sinonjs/fake-timers with
-// `node:timers/promises`, as the simulation does): the guard's retries of the failing write
-// pause 20, 100 and 400 ms.
-import { syncBuiltinESMExports } from 'node:module';
-import FakeTimers from '@sinonjs/fake-timers';
+// backlog until the next sweep reaches it. In virtual time: the guard's retries of the
+// failing write pause 20, 100 and 400 ms.
 import { expect, it } from 'vitest';
 import {
   createFatesStore,
@@ -20,6 +17,7 @@ import {
   type Repo,
   type Reservation,
 } from '../src/index.js';
+import { virtualTime } from './virtual-time.js';
 
 /** Every call begun, in order. */
 const begun: FateId[] = [];
@@ -60,20 +58,7 @@ function keysInOrder(n: number): { low: FateKey[]; high: FateKey } {
 }
 
 it('offers a run cut short by a store fault again first, before the lower ids seeded meanwhile', async () => {
-  const clock = FakeTimers.install({
-    toFake: [
-      'setTimeout',
-      'clearTimeout',
-      'setInterval',
-      'clearInterval',
-      'setImmediate',
-      'clearImmediate',
-      'Date',
-      'performance',
-    ],
-    shouldClearNativeTimers: false,
-  });
-  syncBuiltinESMExports();
+  const { clock, until, restore } = virtualTime();
   const backend = new FailingWrites();
   const fate = new Fate({
     store: await createFatesStore(backend),
@@ -82,11 +67,6 @@ it('offers a run cut short by a store fault again first, before the lower ids se
     workers: 1,
     logger: { error() {}, warn() {}, info() {}, debug() {} },
   });
-  const until = async (what: string, done: () => boolean, ms = 10_000) => {
-    for (const end = performance.now() + ms; !done(); await clock.tickAsync(1)) {
-      if (performance.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
-    }
-  };
   try {
     await fate.start();
     const { low, high } = keysInOrder(3);
@@ -113,7 +93,6 @@ it('offers a run cut short by a store fault again first, before the lower ids se
     const stopped = fate.shutdown(1_000);
     await clock.tickAsync(2_000);
     await stopped;
-    clock.uninstall();
-    syncBuiltinESMExports();
+    restore();
   }
 });
