@@ -47,6 +47,7 @@ const FIXED_SEEDS: Record<string, number> = {
   outageScenarios: 20261203,
   featureOutageScenarios: 20261204,
   priorityOutageScenarios: 20261205,
+  batchScenarios: 20261206,
 };
 
 const generators = GENERATORS;
@@ -174,6 +175,12 @@ describe('simulation (memory backend, virtual time)', () => {
   simulates(
     'priorityOutageScenarios',
     `finds no violation, and no starvation, in ${focused} runs of a steady higher-priority load with outages of the store`,
+    focused,
+    300_000,
+  );
+  simulates(
+    'batchScenarios',
+    `finds no violation in ${focused} runs where the writes and reservations of one instant fail, are lost or wait together`,
     focused,
     300_000,
   );

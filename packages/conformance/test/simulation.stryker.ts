@@ -36,6 +36,7 @@ describe('simulation under Stryker (memory backend, virtual time)', () => {
     outageScenarios: 20,
     featureOutageScenarios: 20,
     priorityOutageScenarios: 10,
+    batchScenarios: 20,
   };
   for (const [name, numRuns] of Object.entries(runs) as Array<[GeneratorName, number]>) {
     it(`${numRuns} runs of ${name}`, async () => {

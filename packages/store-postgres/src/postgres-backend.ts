@@ -126,8 +126,10 @@ export class PostgresBackend implements StoreBackend {
     reservation: Reservation,
     start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    return this.#run('tryReserve', ({ pool, statements }) =>
-      reserveOne(pool, statements, id, reservation, start),
+    return this.#run('tryReserve', ({ pool, statements, groupReserve }) =>
+      start
+        ? groupReserve.submit({ id, reservation })
+        : reserveOne(pool, statements, id, reservation, false),
     );
   }
 
@@ -154,9 +156,9 @@ export class PostgresBackend implements StoreBackend {
   }
 
   async write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
-    return this.#run('write', async ({ pool, statements: s }) => {
+    return this.#run('write', async ({ pool, statements: s, groupWrite }) => {
       if (change.delete) return (await s.remove.changed(pool, fence(id, reservation))) === 1;
-      return (await s.write.changed(pool, writeArgs(id, reservation, change))) === 1;
+      return groupWrite.submit(writeArgs(id, reservation, change));
     });
   }
 

@@ -1,13 +1,18 @@
 import { userInfo } from 'node:os';
-import { FateError, FateErrorCode } from '@fate/core';
+import { FateError, FateErrorCode, type StoredRecord } from '@fate/core';
+import type { WriteArgs } from '@fate/sql-common';
 import pg from 'pg';
 import { type PostgresAdmin, postgresAdmin } from './postgres-admin.js';
 import { claimStatements } from './postgres-claims.js';
 import { type ResolvedPostgresConfig, warnIfUncheckedCertificate } from './postgres-config.js';
 import { finishClaimStatements } from './postgres-finish-claims.js';
+import { groupReserve as batchReserves, type ReserveToRun } from './postgres-group-reserve.js';
+import { groupWrite as batchWrites } from './postgres-group-write.js';
 import { migrate } from './postgres-migrations.js';
 import { WakeupNotifier } from './postgres-notify.js';
+import { reserveOne } from './postgres-reserve.js';
 import { type PostgresStatements, postgresStatements } from './postgres-statements.js';
+import type { TickBatch } from './postgres-tick-batch.js';
 import { PostgresWakeups } from './postgres-wakeups.js';
 
 /** node-postgres returns int8 as text by default; epoch ms fit a double exactly. */
@@ -27,6 +32,10 @@ export interface Connection {
    */
   readonly control: pg.Pool;
   readonly statements: PostgresStatements;
+  /** The fenced writes (not deletes) of one turn of the event loop, as one statement. */
+  readonly groupWrite: TickBatch<WriteArgs, boolean>;
+  /** The reservations that start their record, of one turn of the event loop. */
+  readonly groupReserve: TickBatch<ReserveToRun, StoredRecord | 'absent' | 'held'>;
   /** `claimMany`, one statement per range shape. */
   readonly claims: ReturnType<typeof claimStatements>;
   /** `finishAndClaim`, one statement per write and range shape. */
@@ -66,7 +75,27 @@ export async function openConnection(
     const admin = postgresAdmin(config.schema);
     const claims = claimStatements(config.schema);
     const finishClaims = finishClaimStatements(config.schema);
-    return { pool, control, statements, claims, finishClaims, admin, wakeups, notifier };
+    const { schema } = config;
+    const groupWrite = batchWrites(
+      schema,
+      pool,
+      async (args) => (await statements.write.changed(pool, args)) === 1,
+    );
+    const groupReserve = batchReserves(schema, pool, (c) =>
+      reserveOne(pool, statements, c.id, c.reservation, true),
+    );
+    return {
+      pool,
+      control,
+      statements,
+      groupWrite,
+      groupReserve,
+      claims,
+      finishClaims,
+      admin,
+      wakeups,
+      notifier,
+    };
   } catch (err) {
     await Promise.all([pool.end(), control.end()]).catch(() => undefined);
     throw err;
@@ -75,6 +104,7 @@ export async function openConnection(
 
 /** Flushes a pending notification, stops listening, ends both pools. */
 export async function closeConnection(connection: Connection): Promise<void> {
+  await Promise.all([connection.groupWrite.drain(), connection.groupReserve.drain()]);
   await connection.notifier.flush();
   await connection.wakeups.close();
   await Promise.all([connection.pool.end(), connection.control.end()]);

@@ -18,6 +18,9 @@ const compiler = new Kysely<FateSchema>({
   },
 });
 
+/** The server's clock in epoch ms, an integer, as every statement reads it. */
+export const SERVER_CLOCK = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+
 /**
  * PostgreSQL's side of the shared queries, on the tables of `schema`. The clock is the
  * server's `clock_timestamp()` (the time at the moment of evaluation, not the transaction's
@@ -28,7 +31,7 @@ const compiler = new Kysely<FateSchema>({
 export function postgresDialect(schema: string): SqlDialect {
   return {
     db: compiler.withSchema(schema),
-    clock: () => sql<number>`(extract(epoch from clock_timestamp()) * 1000)::bigint`,
+    clock: () => sql<number>`${sql.raw(SERVER_CLOCK)}`,
     pin: (query) => query,
   };
 }

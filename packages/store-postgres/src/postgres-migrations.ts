@@ -101,7 +101,35 @@ const MIGRATIONS: readonly Migration[] = [
       'priority column (rows written before: 0), runnable index by priority and id (issue 25)',
     statements: (schema) => addPriority(postgresDialect(schema).db).map((step) => step.compile()),
   },
+  {
+    version: 5,
+    description:
+      'reservations by holder: the claim finds its own after a lost reply without reading every reservation since the last vacuum (issue 23)',
+    statements: (schema) => {
+      const { db } = postgresDialect(schema);
+      return [
+        db.schema
+          .createIndex(HOLDERS_INDEX)
+          .ifNotExists()
+          .on('transactions')
+          .columns(['res_uuid', 'res_lock'])
+          .where(sql.ref('res_lock'), 'is not', null)
+          .compile(),
+      ];
+    },
+  },
 ];
+
+/**
+ * Held rows by reservation uuid (then lock). The claim asks first for rows already holding
+ * its reservations (a repeat after a lost reply); the reserved index is ordered by id, so
+ * that question read all of it, and in PostgreSQL all of it is every reservation taken
+ * since the last vacuum (an update leaves its old entry behind, and bitmap scans never
+ * mark such entries dead): 9.5 ms a claim by the end of a drain of 20,000. A uuid is one
+ * reservation's, so by uuid first the claim reads the entries of its own uuids only,
+ * whatever the planner knows of the table (by lock first, it read all of its lock's).
+ */
+export const HOLDERS_INDEX = 'transactions_holders';
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -4,6 +4,11 @@ import { type Compilable, sql } from 'kysely';
 import type { Pool, QueryResultRow } from 'pg';
 import { postgresDialect } from './postgres-dialect.js';
 
+/** One name per text (the schema is part of it): a name must never mean two texts. */
+export function statementName(text: string): string {
+  return `fate_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+}
+
 /**
  * A shared query compiled once and run as a PostgreSQL named statement: each pooled
  * connection parses and plans it once, then a call sends only its name and values.
@@ -14,8 +19,7 @@ export class PgStatement<A extends object, R extends QueryResultRow> {
 
   constructor(build: (p: A) => Compilable<R>) {
     this.#query = new NamedQuery(build);
-    // One name per text (the schema is part of it): a name must never mean two texts.
-    this.#name = `fate_${createHash('sha1').update(this.#query.sql).digest('hex').slice(0, 20)}`;
+    this.#name = statementName(this.#query.sql);
   }
 
   /** The SQL kysely compiled (tests read it for `EXPLAIN`). */

@@ -27,6 +27,8 @@ export interface Stage extends Pick<SimDeletesOptions, 'atomic' | 'judgeDelete'>
   readonly perSecondB?: number;
   /** The scenario's schedule, registered by every engine, if any. */
   readonly schedule?: ScheduleSpec;
+  /** The scenario's `batches`: calls of one kind and instant share a fault. */
+  readonly batches?: boolean;
   /** A fresh, unopened backend client on the world's one store. */
   backend(): StoreBackend;
   /** Every backend client opened in this world (closed when it ends, if real). */
@@ -47,6 +49,7 @@ export function openClient(
     history: stage.history,
     faults: stage.faults,
     hangMs: Math.round(stage.livenessTimeoutMs * 1.5),
+    ...(stage.batches ? { batches: true } : {}),
     atomic: stage.atomic,
     judgeDelete: (id, before, client, ageOff) => stage.judgeDelete(id, before, client, ageOff),
   });

@@ -1,4 +1,5 @@
 import type fc from 'fast-check';
+import { batchScenarios } from './batches.js';
 import { childScenarios } from './children.js';
 import { sweepScenarios } from './focused.js';
 import { limitScenarios, rateLimitScenarios } from './limits.js';
@@ -29,6 +30,7 @@ export const GENERATORS = {
   outageScenarios,
   featureOutageScenarios,
   priorityOutageScenarios,
+  batchScenarios,
 } satisfies Record<string, fc.Arbitrary<Scenario>>;
 
 export type GeneratorName = keyof typeof GENERATORS;

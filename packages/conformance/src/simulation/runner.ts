@@ -70,6 +70,7 @@ class Run {
       ...(sc.limitB ? { limitB: sc.limitB } : {}),
       ...(sc.perSecondB ? { perSecondB: sc.perSecondB } : {}),
       ...(sc.schedule ? { schedule: sc.schedule } : {}),
+      ...(sc.batches ? { batches: true } : {}),
       backend: () => target.backend(ns),
       atomic: target.atomic ?? virtual(target),
       judgeDelete: (id, before, client, ageOff) =>

@@ -94,4 +94,10 @@ export interface Scenario {
   readonly starvation?: boolean;
   /** A schedule every engine registers; none when absent. */
   readonly schedule?: ScheduleSpec;
+  /**
+   * Calls of one kind (`write`, `tryReserve`) that one client makes at one simulated instant
+   * share one fault decision, as the one statement of a batching backend (PostgreSQL's
+   * batches of one tick) delays, fails or loses them together. Only `batchScenarios` set it.
+   */
+  readonly batches?: boolean;
 }

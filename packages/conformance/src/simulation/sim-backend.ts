@@ -31,6 +31,8 @@ export interface SimBackendOptions extends SimDeletesOptions {
   readonly faults: FaultSchedule;
   /** How long a `hang` holds a reply, ms (past the liveness timeout). */
   readonly hangMs: number;
+  /** Calls of a batched kind at one simulated instant share one fault decision (`SimCalls`). */
+  readonly batches?: boolean;
 }
 
 /**

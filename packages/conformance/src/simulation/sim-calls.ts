@@ -1,4 +1,4 @@
-import type { FaultSchedule } from './faults.js';
+import type { FaultDecision, FaultSchedule } from './faults.js';
 import type { History } from './history.js';
 import type { SimProcess } from './process.js';
 
@@ -20,7 +20,13 @@ export interface SimCallsOptions {
   readonly history: History;
   readonly faults: FaultSchedule;
   readonly hangMs: number;
+  /** Calls of a batched kind at one simulated instant share one fault decision. */
+  readonly batches?: boolean;
 }
+
+/** The calls a batching backend sends together (PostgreSQL: `postgres-tick-batch.ts`). */
+const BATCHED_OPS: ReadonlySet<string> = new Set(['write', 'tryReserve']);
+const UNTOUCHED: FaultDecision = { gap: 0, delayMs: 0, fault: 'none' };
 
 /**
  * How one simulated backend client's calls go (`SimBackend`): each waits while its process
@@ -33,6 +39,8 @@ export class SimCalls {
   #second = -1;
   #calls = 0;
   #hot = false;
+  /** The fault decision of the batch being gathered: its op and instant. */
+  #batch: { op: string; at: number; decision: FaultDecision } | undefined;
 
   constructor(options: SimCallsOptions) {
     this.#o = options;
@@ -43,7 +51,7 @@ export class SimCalls {
     const p = this.#o.process;
     await p.gate();
     if (this.#count()) return new Promise<T>(() => undefined);
-    const d = this.#o.faults.take();
+    const d = this.#decide(op);
     if (d.fault !== 'none' || d.delayMs > 0) {
       const h = this.#o.history;
       h.add({
@@ -63,6 +71,19 @@ export class SimCalls {
     await p.gate();
     if (d.fault === 'lose') throw new SimFault(`${op} applied, its reply was lost`);
     return result;
+  }
+
+  /** The fault plan's next decision, or the batch's when this call joins one. */
+  #decide(op: string): FaultDecision {
+    if (!this.#o.batches) return this.#o.faults.take();
+    // the plan aims at the batched kinds alone (other generators fault the rest)
+    if (!BATCHED_OPS.has(op)) return UNTOUCHED;
+    const at = this.#o.history.now();
+    const batch = this.#batch;
+    if (batch && batch.op === op && batch.at === at) return batch.decision;
+    const decision = this.#o.faults.take();
+    this.#batch = { op, at, decision };
+    return decision;
   }
 
   /** Counts a call; true once this client loops hot (its calls then never return). */
