@@ -81,6 +81,7 @@ export * from './partition.js';
 export { ServerClock } from './server-clock.js';
 export * from './status.js';
 export * from './step.js';
+export { TickBatch, type TickBatchRunner } from './tick-batch.js';
 export {
   backendForUrl,
   DEFAULT_STORE_URL,

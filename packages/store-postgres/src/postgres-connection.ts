@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import { FateError, FateErrorCode, type StoredRecord } from '@fate/core';
+import { FateError, FateErrorCode, type StoredRecord, type TickBatch } from '@fate/core';
 import type { WriteArgs } from '@fate/sql-common';
 import pg from 'pg';
 import { type PostgresAdmin, postgresAdmin } from './postgres-admin.js';
@@ -12,7 +12,6 @@ import { migrate } from './postgres-migrations.js';
 import { WakeupNotifier } from './postgres-notify.js';
 import { reserveOne } from './postgres-reserve.js';
 import { type PostgresStatements, postgresStatements } from './postgres-statements.js';
-import type { TickBatch } from './postgres-tick-batch.js';
 import { PostgresWakeups } from './postgres-wakeups.js';
 
 /** node-postgres returns int8 as text by default; epoch ms fit a double exactly. */

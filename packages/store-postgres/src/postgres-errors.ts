@@ -50,3 +50,14 @@ export function toStoreError(err: unknown, what: string, where: string): unknown
     { cause: err },
   );
 }
+
+/**
+ * The server answered with an error of the statement itself, so it rolled back (nothing
+ * applied): a SQLSTATE outside the classes of a lost connection (08), a server going away
+ * or a cancelled statement (57) and lacking resources (53). A batch that failed so is sent
+ * again call by call (`TickBatch`), so that a call the server refuses fails alone.
+ */
+export function rolledBack(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|53)/.test(code);
+}

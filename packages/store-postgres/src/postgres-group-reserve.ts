@@ -1,8 +1,8 @@
-import { type FateId, type Reservation, Status, type StoredRecord } from '@fate/core';
+import { type FateId, type Reservation, Status, type StoredRecord, TickBatch } from '@fate/core';
 import { type RecordColumns, toRecord } from '@fate/sql-common';
 import type pg from 'pg';
+import { rolledBack } from './postgres-errors.js';
 import { statementName } from './postgres-statements.js';
-import { TickBatch } from './postgres-tick-batch.js';
 
 /** A `tryReserve(id, reservation, true)`: reserve and start. */
 export interface ReserveToRun {
@@ -35,6 +35,7 @@ export function groupReserve(
   return new TickBatch<ReserveToRun, Answer>({
     key: (c) => c.id,
     one,
+    sendAgainAlone: rolledBack,
     async many(calls) {
       const values = [
         calls.map((c) => c.id),

@@ -1,8 +1,9 @@
+import { TickBatch } from '@fate/core';
 import type { WriteArgs } from '@fate/sql-common';
 import type pg from 'pg';
 import { SERVER_CLOCK as CLOCK } from './postgres-dialect.js';
+import { rolledBack } from './postgres-errors.js';
 import { statementName } from './postgres-statements.js';
-import { TickBatch } from './postgres-tick-batch.js';
 
 /**
  * Group commit of the fenced writes (not deletes) of one turn of the event loop: one
@@ -34,6 +35,7 @@ export function groupWrite(
   return new TickBatch<WriteArgs, boolean>({
     key: (w) => w.id,
     one,
+    sendAgainAlone: rolledBack,
     async many(writes) {
       const values = [
         writes.map((w) => w.id),

@@ -1,6 +1,6 @@
 import { FateError, FateErrorCode } from '@fate/core';
 import { describe, expect, it } from 'vitest';
-import { toStoreError } from '../src/postgres-errors.js';
+import { rolledBack, toStoreError } from '../src/postgres-errors.js';
 
 /** An error as node-postgres or Node gives it: a message, a code, maybe a syscall. */
 function failure(code: string | number | undefined, syscall?: string): Error {
@@ -70,5 +70,28 @@ describe('postgres backend: toStoreError', () => {
     ]) {
       expect(toStoreError(err, 'read', 'at db')).toBe(err);
     }
+  });
+});
+
+describe('postgres backend: rolledBack, a batch that applied nothing', () => {
+  it.each([
+    ['22021', 'a byte text cannot hold'],
+    ['40P01', 'a deadlock'],
+    ['40001', 'a serialization failure'],
+    ['23505', 'a unique violation'],
+    ['42601', 'a syntax error'],
+  ])('%s (%s): the statement rolled back, each call may go again alone', (code) => {
+    expect(rolledBack(failure(code))).toBe(true);
+  });
+
+  it.each([
+    ['08006', 'a connection failure'],
+    ['57P01', 'a server shutting down'],
+    ['57014', 'a cancelled statement'],
+    ['53300', 'too many connections'],
+    ['ECONNRESET', 'a socket reset'],
+    [undefined, 'no code (a lost connection, a client timeout)'],
+  ])('%s (%s): the outcome is unknown, no call goes again', (code) => {
+    expect(rolledBack(failure(code))).toBe(false);
   });
 });

@@ -5,6 +5,12 @@ export interface TickBatchRunner<I, O> {
   one(item: I): Promise<O>;
   /** One statement for all of `items` (two or more, distinct keys): their answers, in order. */
   many(items: readonly I[]): Promise<O[]>;
+  /**
+   * Whether `many`'s failure says nothing of the batch applied, so that each call may be
+   * sent again alone to get its own answer (PostgreSQL: the server rolled the statement
+   * back). Absent: every failure of `many` fails each call of the batch with it.
+   */
+  sendAgainAlone?(error: unknown): boolean;
 }
 
 interface Pending<I, O> {
@@ -14,17 +20,18 @@ interface Pending<I, O> {
 }
 
 /**
- * Batching on PostgreSQL (issue 23): the calls of one kind that one process makes within
- * one turn of the event loop (the finishing writes of many workers, say) go to the server
- * as one statement: one round trip, one plan and one commit for the lot, where each call
- * alone pays all three. The statement keeps each call's own fence and answer.
+ * Batching for a backend (issue 23): the calls of one kind that one process makes within
+ * one turn of the event loop (the finishing writes of many workers, say) go to the store
+ * as one request (PostgreSQL: one statement; Redis: one script call): one round trip and
+ * one commit for the lot, where each call alone pays both. The request keeps each call's
+ * own fence and answer.
  *
- * One statement is atomic, so a lost reply leaves the whole batch applied or none of it,
- * and each caller resolves that on its own as before (the guard asks again). An error the
- * server reports for the statement (it rolled back: nothing applied) might be one call's
- * own, so each call of such a batch is sent again alone and gets its own answer; any other
- * failure (the connection lost, a timeout: the outcome unknown) fails every call of the
- * batch with it. A batch of one is sent alone, as before.
+ * A lost reply leaves each caller to resolve its own call by asking again, as alone. A
+ * failure of the request fails every call of the batch with it, unless the runner says it
+ * applied nothing (`sendAgainAlone`): then each call is sent again alone and gets its own
+ * answer, so a call the store refuses fails alone. A batch of one is sent alone. Calls on
+ * one key (one row) wait for the next batch; a batch goes in key order, so two processes'
+ * batches take their rows' locks in one order.
  */
 export class TickBatch<I, O> {
   readonly #runner: TickBatchRunner<I, O>;
@@ -80,8 +87,9 @@ export class TickBatch<I, O> {
     try {
       answers = await this.#runner.many(batch.map((p) => p.item));
     } catch (error) {
-      if (rolledBack(error)) await Promise.all(batch.map((p) => this.#alone(p)));
-      else for (const p of batch) p.reject(error);
+      if (this.#runner.sendAgainAlone?.(error)) {
+        await Promise.all(batch.map((p) => this.#alone(p)));
+      } else for (const p of batch) p.reject(error);
       return;
     }
     batch.forEach((p, i) => {
@@ -91,13 +99,3 @@ export class TickBatch<I, O> {
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * The server answered with an error of the statement itself, so it rolled back (nothing
- * applied): a SQLSTATE outside the classes of a lost connection (08), a server going away
- * or a cancelled statement (57) and lacking resources (53).
- */
-function rolledBack(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|53)/.test(code);
-}
