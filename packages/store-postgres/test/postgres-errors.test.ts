@@ -91,7 +91,10 @@ describe('postgres backend: rolledBack, a batch that applied nothing', () => {
     ['53300', 'too many connections'],
     ['ECONNRESET', 'a socket reset'],
     [undefined, 'no code (a lost connection, a client timeout)'],
-  ])('%s (%s): the outcome is unknown, no call goes again', (code) => {
-    expect(rolledBack(failure(code))).toBe(false);
-  });
+  ] as Array<[string | undefined, string]>)(
+    '%s (%s): the outcome is unknown, no call goes again',
+    (code) => {
+      expect(rolledBack(failure(code))).toBe(false);
+    },
+  );
 });
