@@ -22,6 +22,7 @@ import type {
 import { declareCapabilities, ServerClock } from '@fate/core';
 import { redisAgeOffDue, redisCounts, redisListPage } from './redis-admin.js';
 import { redisDeleteAgedOff } from './redis-age-off.js';
+import { RedisBatches } from './redis-batches.js';
 import { claimMany } from './redis-claims.js';
 import type { ResolvedRedisConfig } from './redis-config.js';
 import { connect, connectCluster, disconnect } from './redis-connection.js';
@@ -64,6 +65,10 @@ export class RedisBackend implements StoreBackend {
   readonly #claimsSent = new SentClaims();
   readonly #clock = new ServerClock();
   readonly #wakeups: RedisWakeups;
+  readonly #batches = new RedisBatches(() => {
+    if (!this.#redis) throw new Error('the connection is not open');
+    return this.#redis;
+  });
 
   readonly #create: boolean;
 
@@ -100,6 +105,7 @@ export class RedisBackend implements StoreBackend {
   }
 
   async close(): Promise<void> {
+    await this.#batches.drain();
     const redis = this.#redis;
     this.#redis = undefined;
     await Promise.all([this.#wakeups.close(), disconnect(redis)]);
@@ -128,10 +134,12 @@ export class RedisBackend implements StoreBackend {
     reservation: Reservation,
     start = false,
   ): Promise<StoredRecord | 'absent' | 'held'> {
-    return this.#call('tryReserve', async (redis) => {
+    return this.#call('tryReserve', async () => {
       const { lockId, uuid } = reservation;
-      const got = await RECORD_SCRIPTS.tryReserve.run(redis, {
-        keys: recordScriptKeys(this.keys.shardOf(id), id),
+      const shard = this.keys.shardOf(id);
+      const got = await this.#batches.tryReserve(shard, {
+        id,
+        keys: recordScriptKeys(shard, id),
         args: [id, lockId, uuid, start ? '1' : '0'],
       });
       if (got === 'absent' || got === 'held') return got;
@@ -173,8 +181,11 @@ export class RedisBackend implements StoreBackend {
   write(id: FateId, reservation: Reservation, change: RecordWrite): Promise<boolean> {
     return this.#call('write', async (redis) => {
       const args = writeArgs(id, reservation, change);
-      const keys = recordScriptKeys(this.keys.shardOf(id), id);
-      return (await RECORD_SCRIPTS.write.run(redis, { keys, args })) === 1;
+      const shard = this.keys.shardOf(id);
+      const keys = recordScriptKeys(shard, id);
+      // deletes alone (rare: an admin's, a finished record's auto-clean)
+      if (change.delete) return (await RECORD_SCRIPTS.write.run(redis, { keys, args })) === 1;
+      return (await this.#batches.write(shard, { id, keys, args })) === 1;
     });
   }
 

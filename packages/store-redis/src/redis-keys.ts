@@ -144,7 +144,7 @@ export function redisKeys(prefix: string, shards = 1): RedisKeys {
  * KEYS of every script that changes one transaction: its hash, then the shard's runnable
  * set, from whose name the script builds those of the shard's other indexes (`indexPrelude`).
  */
-export function recordScriptKeys(shard: ShardKeys, id: string): string[] {
+export function recordScriptKeys(shard: ShardKeys, id: string): [string, string] {
   return [shard.tx(id), shard.runnable];
 }
 

@@ -65,22 +65,29 @@ return 1
  * SUBMITTED record also becomes IN_PROGRESS; the answer keeps the status as found. Taking it again with the same reservation is
  * a retry: it finds the record as the first attempt left it and answers the same.
  */
-const TRY_RESERVE = `${PRELUDE}
-local id, lock, uuid = ARGV[1], ARGV[2], ARGV[3]
-local r = redis.call('HMGET', TX, 'status', 'stack', 'info', 'defer_until', 'res_lock', 'res_uuid', 'priority', 'op')
--- every record has a status: only a hash without one can be no record at all
-if not r[1] and redis.call('EXISTS', TX) == 0 then return 'absent' end
-if r[5] and (r[5] ~= lock or r[6] ~= uuid) then return 'held' end
-hold(id, lock, uuid)
-unschedule(id, r[7] or '0')
-if ARGV[4] == '1' and r[1] == 'SUBMITTED' then
-  index_status(id, r[1], 'IN_PROGRESS')
-  recount(r[1], 'IN_PROGRESS', r[8])
-  redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid, 'status', 'IN_PROGRESS')
-else
-  redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid)
+/** The reservation as a Lua function of its ARGV (a batch calls it for each of its calls). */
+const TRY_RESERVE_FUNCTION = `
+local function try_reserve(A)
+  local id, lock, uuid = A[1], A[2], A[3]
+  local r = redis.call('HMGET', TX, 'status', 'stack', 'info', 'defer_until', 'res_lock', 'res_uuid', 'priority', 'op')
+  -- every record has a status: only a hash without one can be no record at all
+  if not r[1] and redis.call('EXISTS', TX) == 0 then return 'absent' end
+  if r[5] and (r[5] ~= lock or r[6] ~= uuid) then return 'held' end
+  hold(id, lock, uuid)
+  unschedule(id, r[7] or '0')
+  if A[4] == '1' and r[1] == 'SUBMITTED' then
+    index_status(id, r[1], 'IN_PROGRESS')
+    recount(r[1], 'IN_PROGRESS', r[8])
+    redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid, 'status', 'IN_PROGRESS')
+  else
+    redis.call('HSET', TX, 'res_lock', lock, 'res_uuid', uuid)
+  end
+  return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0', r[7] or '0'}
 end
-return {r[1] or '', r[2] or '', r[3] or '', r[4] or '0', r[7] or '0'}
+`;
+
+const TRY_RESERVE = `${PRELUDE}${TRY_RESERVE_FUNCTION}
+return try_reserve(ARGV)
 `;
 
 /**
@@ -162,6 +169,29 @@ end
 return n
 `;
 
+/**
+ * Many calls of one record function (`fn`) in one script (issue 23: the calls of one tick,
+ * `TickBatch`), all on one shard. KEYS: the first call's transaction hash, the shard's
+ * runnable set, then the other calls' hashes, in order. ARGV: how many arguments each call
+ * has, then each call's arguments in turn. Answers one reply per call, each as its own
+ * script would; a call that raised an error answers [nil, message] and the calls after it
+ * still run (an error in one call leaves what that call did so far, as alone).
+ */
+function batchOf(fn: string, body: string): string {
+  return `${PRELUDE}${body}
+local per = tonumber(ARGV[1])
+local out = {}
+for i = 1, #KEYS - 1 do
+  if i > 1 then TX = KEYS[i + 1] end
+  local first = 2 + (i - 1) * per
+  local ok, res = pcall(${fn}, {unpack(ARGV, first, first + per - 1)})
+  if ok then out[i] = res
+  else out[i] = {false, type(res) == 'table' and tostring(res.err) or tostring(res)} end
+end
+return out
+`;
+}
+
 /** The scripts that change transactions, by operation. */
 export const RECORD_SCRIPTS = Object.freeze({
   insert: new RedisScript('insert', INSERT),
@@ -169,4 +199,8 @@ export const RECORD_SCRIPTS = Object.freeze({
   write: new RedisScript('write', WRITE),
   clearReservation: new RedisScript('clearReservation', CLEAR_RESERVATION),
   forget: new RedisScript('forget', FORGET),
+  /** `write` of many records of one shard (`batchOf`). */
+  writeMany: new RedisScript('writeMany', batchOf('write_record', WRITE_FUNCTION)),
+  /** `tryReserve` of many records of one shard (`batchOf`). */
+  tryReserveMany: new RedisScript('tryReserveMany', batchOf('try_reserve', TRY_RESERVE_FUNCTION)),
 });

@@ -40,7 +40,7 @@ const MUTATIONS: readonly LuaMutation[] = [
     name: 'lua-reserve-no-start',
     promise: 24,
     breaks: 'tryReserve with start leaves SUBMITTED as it is',
-    from: "if ARGV[4] == '1' and r[1] == 'SUBMITTED' then",
+    from: "if A[4] == '1' and r[1] == 'SUBMITTED' then",
     to: 'if false then',
   },
   {

@@ -9,8 +9,8 @@ const quantized = (ms: number) => Math.round(ms / QUANTUM_MS) * QUANTUM_MS;
 /**
  * The worlds of `scenarioArb` and `featureScenarioArb` (single faults) and of the outage
  * generators (runs of failed or lost calls), with the finishing writes and reservations of
- * one client and instant sharing their fault (`batches`): as PostgreSQL sends the calls of
- * one tick as one statement (`postgres-tick-batch.ts`), a fault there fails, loses or
+ * one client and instant sharing their fault (`batches`): as PostgreSQL and Redis send the
+ * calls of one tick as one statement or script (core's `TickBatch`), a fault there fails, loses or
  * delays every call of the batch at once, and each caller must resolve its own. So that
  * batches form, every engine has 4 more workers and step times are whole quarter seconds;
  * the fault plan aims at the batched calls alone (`SimCalls`), its gaps a tenth as long.

@@ -96,8 +96,8 @@ export interface Scenario {
   readonly schedule?: ScheduleSpec;
   /**
    * Calls of one kind (`write`, `tryReserve`) that one client makes at one simulated instant
-   * share one fault decision, as the one statement of a batching backend (PostgreSQL's
-   * batches of one tick) delays, fails or loses them together. Only `batchScenarios` set it.
+   * share one fault decision, as the one request of a batching backend (PostgreSQL's and
+   * Redis's batches of one tick) delays, fails or loses them together. Only `batchScenarios` set it.
    */
   readonly batches?: boolean;
 }

@@ -24,7 +24,11 @@ export interface SimCallsOptions {
   readonly batches?: boolean;
 }
 
-/** The calls a batching backend sends together (PostgreSQL: `postgres-tick-batch.ts`). */
+/**
+ * The calls a batching backend sends together (core's `TickBatch`): PostgreSQL batches the
+ * finishing writes and the reservations that start their record, Redis every reservation
+ * too; both send deletes alone, which this model batches with the writes (more, not less).
+ */
 const BATCHED_OPS: ReadonlySet<string> = new Set(['write', 'tryReserve']);
 const UNTOUCHED: FaultDecision = { gap: 0, delayMs: 0, fault: 'none' };
 
