@@ -94,39 +94,17 @@ describe('postgres backend: the calls of one tick as one statement', () => {
     expect((await backend.read(ids[2] as FateId))?.stack).toBe('[2]');
   });
 
-  it('reservations that start their record, of one tick: one statement, each answered as alone', async () => {
-    const { backend, ids } = await seeded(4);
-    const [free, heldByAdmin, startedByUs, reservedByUs] = ids as [FateId, FateId, FateId, FateId];
-    const absent = newFateId();
-    await backend.tryReserve(heldByAdmin, admin);
-    await backend.tryReserve(startedByUs, engine, true);
-    await backend.tryReserve(reservedByUs, engine);
+  it('reservations that start their record, of one tick: one statement', async () => {
+    // what each answers, batched or not, is the conformance suite's ("the calls of one tick")
+    const { backend, ids } = await seeded(3);
+    await backend.tryReserve(ids[2] as FateId, admin);
     const batched = recordStatements();
-    const answers = await Promise.all(
-      [free, heldByAdmin, absent, startedByUs, reservedByUs].map((id) =>
-        backend.tryReserve(id, engine, true),
-      ),
-    );
-    expect(batched()).toHaveLength(1);
-    expect(batched()[0]?.failed).toBeUndefined();
+    const answers = await Promise.all(ids.map((id) => backend.tryReserve(id, engine, true)));
+    expect(batched()).toEqual([{ text: expect.any(String) }]);
     expect(answers).toEqual([
       expect.objectContaining({ status: Status.SUBMITTED, reservation: engine }),
-      'held',
-      'absent',
-      // a repeat: already started by this reservation, answered as it is now
-      expect.objectContaining({ status: Status.IN_PROGRESS, reservation: engine }),
-      // reserved without start by this reservation: started now
       expect.objectContaining({ status: Status.SUBMITTED, reservation: engine }),
+      'held',
     ]);
-    for (const id of [free, startedByUs, reservedByUs]) {
-      expect(await backend.read(id)).toMatchObject({
-        status: Status.IN_PROGRESS,
-        reservation: engine,
-      });
-    }
-    expect(await backend.read(heldByAdmin)).toMatchObject({
-      status: Status.SUBMITTED,
-      reservation: admin,
-    });
   });
 });

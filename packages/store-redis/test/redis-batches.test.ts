@@ -52,34 +52,18 @@ describe('Redis: the calls of one tick as one script call', () => {
     );
   });
 
-  it('reservations of one tick: one script call, each answered as alone', async () => {
-    const { backend, ids } = await seeded(4);
-    const [free, heldByAdmin, startedByUs, reservedByUs] = ids as [FateId, FateId, FateId, FateId];
-    const absent = newFateId();
-    await backend.tryReserve(heldByAdmin, admin);
-    await backend.tryReserve(startedByUs, engine, true);
-    await backend.tryReserve(reservedByUs, engine);
+  it('reservations of one tick: one script call', async () => {
+    // what each answers, batched or not, is the conformance suite's ("the calls of one tick")
+    const { backend, ids } = await seeded(3);
+    await backend.tryReserve(ids[2] as FateId, admin);
     await redis.admin.config('RESETSTAT');
-    const answers = await Promise.all(
-      [free, heldByAdmin, absent, startedByUs, reservedByUs].map((id) =>
-        backend.tryReserve(id, engine, true),
-      ),
-    );
+    const answers = await Promise.all(ids.map((id) => backend.tryReserve(id, engine, true)));
     expect(await scriptCalls()).toBe(1);
     expect(answers).toEqual([
       expect.objectContaining({ status: Status.SUBMITTED, reservation: engine }),
-      'held',
-      'absent',
-      expect.objectContaining({ status: Status.IN_PROGRESS, reservation: engine }),
       expect.objectContaining({ status: Status.SUBMITTED, reservation: engine }),
+      'held',
     ]);
-    for (const id of [free, startedByUs, reservedByUs]) {
-      expect(await backend.read(id)).toMatchObject({
-        status: Status.IN_PROGRESS,
-        reservation: engine,
-      });
-    }
-    expect(await backend.read(heldByAdmin)).toMatchObject({ reservation: admin });
   });
 
   it('a call that raises an error inside the batch fails alone; the others apply', async () => {

@@ -46,7 +46,12 @@ export class ZkWriter {
         // Handed back unreserved: the guard cannot decode it and reports FATE_CORRUPT_DATA.
         if (isUnreadable(record)) return { result: record };
         if (record.reservation) {
-          return { result: sameReservation(record.reservation, reservation) ? record : 'held' };
+          if (!sameReservation(record.reservation, reservation)) return { result: 'held' };
+          // Held by this very reservation (a retry, or reserved before without start): a
+          // SUBMITTED one taken to run is started now, as a free one would be, and answered
+          // as found. Its marker exists already (the hooks below leave it be).
+          if (!start || record.status !== Status.SUBMITTED) return { result: record };
+          return { result: record, put: { ...record, status: Status.IN_PROGRESS } };
         }
         // Taken to run: SUBMITTED becomes IN_PROGRESS in the same set (both runnable, so no
         // marker moves).
@@ -61,14 +66,16 @@ export class ZkWriter {
         // Touched only once the record is found free, so contention costs no writes; a
         // retry touches again, as a repair may have judged the first touch stale.
         // Timed from before the touch is sent: a pause before its reply is taken in counts.
-        beforeWrite: async () => {
+        beforeWrite: async (current) => {
+          if (current.record.reservation) return; // ours already: its marker exists
           const at = performance.now();
           await this.#reserved.touch(id, reservation);
           touchedAt = at;
         },
         // Free in this client's cache (a scan just read it): the marker's create goes out
         // right before the record write, in one round trip.
-        pairedWrite: () => {
+        pairedWrite: async (current) => {
+          if (current.record.reservation) return 'ok'; // ours already: its marker exists
           touchedAt = performance.now();
           return this.#reserved.create(id, reservation);
         },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newFateId, type Reservation, Status, type StoreBackend } from '@fate/core';
+import { type FateId, newFateId, type Reservation, Status, type StoreBackend } from '@fate/core';
 import { describe, expect, it } from 'vitest';
 import type { ConformanceTarget } from '../fixture.js';
 import { useFixture, withBackend } from './context.js';
@@ -16,6 +16,7 @@ const stored = (n: number, reservation: Reservation | null = null) => {
   const { op: _op, ...fields } = record(n);
   return { ...fields, reservation, deferUntil: 0 };
 };
+type Eight = [FateId, FateId, FateId, FateId, FateId, FateId, FateId, FateId];
 const holder = (): Reservation => ({ lockId: 'w1@0a1b2c', uuid: randomUUID() });
 
 export function backendAnswerTests(target: ConformanceTarget): void {
@@ -106,6 +107,65 @@ export function backendAnswerTests(target: ConformanceTarget): void {
           reservation: mine,
           deferUntil: 0,
         });
+      }));
+
+    it('starts a SUBMITTED record its own reservation already holds (reserved without start)', () =>
+      raw(async (b) => {
+        const id = newFateId();
+        const mine = holder();
+        await b.insert(id, record(1));
+        expect(await b.tryReserve(id, mine)).toEqual(stored(1, mine));
+        expect((await b.read(id))?.status).toBe(Status.SUBMITTED);
+        // answered SUBMITTED ("this call started it"): the store must hold IN_PROGRESS
+        expect(await b.tryReserve(id, mine, true)).toEqual(stored(1, mine));
+        expect(await b.read(id)).toEqual({ ...stored(1, mine), status: Status.IN_PROGRESS });
+      }));
+
+    it('answers the calls of one tick each as alone (a backend may send them as one request)', () =>
+      raw(async (b) => {
+        const ids = Array.from({ length: 8 }, () => newFateId());
+        const [w1, w2, stale, gone, free, taken, repeat, reservedFirst] = ids as Eight;
+        const mine = holder();
+        const other = holder();
+        for (const [i, id] of ids.entries()) if (id !== gone) await b.insert(id, record(i));
+        for (const id of [w1, w2, stale, repeat]) await b.tryReserve(id, mine, true);
+        await b.tryReserve(taken, other);
+        await b.tryReserve(reservedFirst, mine);
+        const finish = { status: Status.SUCCESSFUL, stack: '[]', release: { deferMs: 0 } };
+        const [writes, reserves] = await Promise.all([
+          Promise.all([
+            b.write(w1, mine, finish),
+            b.write(stale, holder(), finish),
+            b.write(gone, mine, finish),
+            b.write(w2, mine, { stack: '[2]' }),
+          ]),
+          Promise.all([
+            b.tryReserve(free, mine, true),
+            b.tryReserve(taken, mine, true),
+            b.tryReserve(gone, mine, true),
+            b.tryReserve(repeat, mine, true),
+            b.tryReserve(reservedFirst, mine, true),
+          ]),
+        ]);
+        expect(writes).toEqual([true, false, false, true]);
+        expect(reserves).toEqual([
+          stored(ids.indexOf(free), mine),
+          'held',
+          'absent',
+          { ...stored(ids.indexOf(repeat), mine), status: Status.IN_PROGRESS },
+          stored(ids.indexOf(reservedFirst), mine),
+        ]);
+        expect(await b.read(w1)).toMatchObject({ status: Status.SUCCESSFUL, reservation: null });
+        expect(await b.read(w2)).toMatchObject({ stack: '[2]', reservation: mine });
+        expect(await b.read(stale)).toMatchObject({
+          status: Status.IN_PROGRESS,
+          reservation: mine,
+        });
+        expect(await b.read(gone)).toBeUndefined();
+        expect(await b.read(taken)).toMatchObject({ reservation: other });
+        for (const id of [free, repeat, reservedFirst]) {
+          expect(await b.read(id)).toMatchObject({ status: Status.IN_PROGRESS, reservation: mine });
+        }
       }));
 
     it('replaces a liveness record, and keeps it at least its ttl', () =>
