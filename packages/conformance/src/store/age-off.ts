@@ -43,6 +43,17 @@ export function ageOffTests(target: ConformanceTarget): void {
       await holder.unreserve();
     });
 
+    it('takes a finish stamp with a fraction of a millisecond, and ages it off by it', async () => {
+      // the stamp is the caller's number (info.ageOff): a store whose columns are whole ms
+      // must round it, not refuse the finishing write forever
+      const store = ctx.store;
+      const old = await finished(store, Status.SUCCESSFUL, 2 * HOUR + 0.25);
+      const young = await finished(store, Status.SUCCESSFUL, 10.5);
+      expect((await store.read(old)).status).toBe(Status.SUCCESSFUL);
+      expect(await store.ageOff({ retentionMs: HOUR })).toEqual({ stamped: 0, deleted: 1 });
+      expect((await store.list()).map((t) => t.id)).toEqual([young]);
+    });
+
     it('stamps finished transactions that have no stamp, and ages them off from then', async () => {
       const id = await finished(ctx.store, Status.SUCCESSFUL, undefined);
       const before = ctx.store.now();
