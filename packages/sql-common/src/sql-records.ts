@@ -55,15 +55,10 @@ export function writeArgs(id: string, reservation: Reservation, change: RecordWr
     // Whole ms: the column is an integer, and a deferral ends no earlier than asked.
     deferMs: release ? Math.ceil(release.deferMs) : null,
     finishMode: change.finished === undefined ? 0 : change.finished === null ? 1 : 2,
-    // whole ms (the columns are integers): a stamp is the caller's number, maybe with a
-    // fraction, which PostgreSQL would refuse as a bigint on every attempt
-    finishAt: wholeMs(change.finished?.at),
-    retainMs: wholeMs(change.finished?.retainMs),
+    finishAt: change.finished?.at ?? null,
+    retainMs: change.finished?.retainMs ?? null,
   };
 }
-
-const wholeMs = (ms: number | undefined): number | null =>
-  ms === undefined ? null : Math.round(ms);
 
 /**
  * What a failed `reserve` means, from the holder read after it: `absent`, `held` by

@@ -7,9 +7,12 @@ import type { Reservation } from './types.js';
  * a status or info change; `null` when a write moves it to an unfinished status.
  */
 export interface FinishedEntry {
-  /** The age-off stamp (store clock, epoch ms); absent: the backend stamps its own `now()`. */
+  /**
+   * The age-off stamp (store clock, epoch ms, whole: the guard rounds it); absent: the
+   * backend stamps its own `now()`.
+   */
   readonly at?: number;
-  /** Its own retention (`info.retainMs`), ms; absent: the sweep's retention applies. */
+  /** Its own retention (`info.retainMs`), whole ms; absent: the sweep's retention applies. */
   readonly retainMs?: number;
 }
 

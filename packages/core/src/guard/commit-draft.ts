@@ -158,8 +158,10 @@ function finishedEntry(base: DraftBase, d: Draft): FinishedEntry | null | undefi
     return {}; // info that does not decode: indexed by the store's clock
   }
   const entry: { -readonly [K in keyof FinishedEntry]: FinishedEntry[K] } = {};
-  if (typeof info.ageOff === 'number') entry.at = info.ageOff;
-  if (typeof info.retainMs === 'number') entry.retainMs = info.retainMs;
+  // whole ms, as the contract says: the stamp is the caller's number (info.ageOff, set
+  // through commit), and a fraction would be refused by an integer column on every attempt
+  if (typeof info.ageOff === 'number') entry.at = Math.round(info.ageOff);
+  if (typeof info.retainMs === 'number') entry.retainMs = Math.round(info.retainMs);
   return entry;
 }
 
