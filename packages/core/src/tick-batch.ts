@@ -30,8 +30,8 @@ interface Pending<I, O> {
  * failure of the request fails every call of the batch with it, unless the runner says it
  * applied nothing (`sendAgainAlone`): then each call is sent again alone and gets its own
  * answer, so a call the store refuses fails alone. A batch of one is sent alone. Calls on
- * one key (one row) wait for the next batch; a batch goes in key order, so two processes'
- * batches take their rows' locks in one order.
+ * one key (one row) wait for the next batch; a batch goes in key order, so that two
+ * processes' batches mostly take their rows' locks in one order.
  */
 export class TickBatch<I, O> {
   readonly #runner: TickBatchRunner<I, O>;
@@ -69,7 +69,7 @@ export class TickBatch<I, O> {
         batch.push(p);
       }
     }
-    // rows locked in one order by every process's statements: no two of them deadlock
+    // in key order: two processes' requests then mostly lock their rows in one order
     batch.sort((a, b) => compare(this.#runner.key(a.item), this.#runner.key(b.item)));
     this.#pending = later;
     if (later.length > 0) setImmediate(() => this.#flush());
