@@ -84,7 +84,7 @@ export const SLICES = {
       'guarded-call',
       'retry',
       'backend-caller',
-    ]),
+    ]).concat(['packages/core/src/tick-batch.ts']),
     tests: CORE_TESTS,
   },
   reads: {
@@ -115,9 +115,16 @@ export const SLICES = {
     mutate: ['packages/store-postgres/src/*.ts'],
     tests: [
       'packages/store-postgres/test/postgres.stryker.ts',
-      ...['backend', 'config', 'errors', 'liveness', 'reserve-race', 'priorities', 'scans'].map(
-        (n) => `packages/store-postgres/test/postgres-${n}.test.ts`,
-      ),
+      ...[
+        'backend',
+        'config',
+        'errors',
+        'liveness',
+        'reserve-race',
+        'priorities',
+        'scans',
+        'group-write',
+      ].map((n) => `packages/store-postgres/test/postgres-${n}.test.ts`),
     ],
     services: 'PostgreSQL on 127.0.0.1:5432 (or FATE_PG_URL)',
   },
@@ -126,7 +133,7 @@ export const SLICES = {
     mutate: ['packages/store-redis/src/*.ts'],
     tests: [
       'packages/store-redis/test/redis.stryker.ts',
-      ...['indexes', 'clock', 'shards', 'sent-claims'].map(
+      ...['indexes', 'clock', 'shards', 'sent-claims', 'batches'].map(
         (n) => `packages/store-redis/test/redis-${n}.test.ts`,
       ),
     ],
