@@ -1,4 +1,5 @@
 import { type FateId, newFateId, type Reservation, Status } from '@fate/core';
+import { createStoreBackend } from '@fate/store-postgres';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { usePostgres } from './postgres-harness.js';
@@ -106,5 +107,17 @@ describe('postgres backend: the calls of one tick as one statement', () => {
       expect.objectContaining({ status: Status.SUBMITTED, reservation: engine }),
       'held',
     ]);
+  });
+
+  it('close waits for the calls of its tick: they are sent and answered, not failed', async () => {
+    const { ids } = await seeded(3);
+    // a client of its own, closed by the case (not by the harness after it)
+    const backend = createStoreBackend(t.url);
+    await backend.open();
+    const answers = Promise.all(ids.map((id) => backend.tryReserve(id, engine, true)));
+    await backend.close();
+    expect(await answers).toEqual(
+      ids.map(() => expect.objectContaining({ status: Status.SUBMITTED, reservation: engine })),
+    );
   });
 });

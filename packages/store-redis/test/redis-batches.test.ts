@@ -66,6 +66,19 @@ describe('Redis: the calls of one tick as one script call', () => {
     ]);
   });
 
+  it('close waits for the calls of its tick: they are sent and answered, not failed', async () => {
+    const { prefix, ids } = await seeded(3);
+    // a client of its own, closed by the case (not by the context after it)
+    const { createRedisBackend } = await import('@fate/store-redis');
+    const backend = createRedisBackend(redis.url(prefix));
+    await backend.open();
+    const answers = Promise.all(ids.map((id) => backend.tryReserve(id, engine, true)));
+    await backend.close();
+    expect(await answers).toEqual(
+      ids.map(() => expect.objectContaining({ status: Status.SUBMITTED, reservation: engine })),
+    );
+  });
+
   it('a call that raises an error inside the batch fails alone; the others apply', async () => {
     const { prefix, backend, ids } = await seeded(3);
     // the middle record's key holds a string: HMGET on it raises WRONGTYPE in the script
