@@ -68,7 +68,7 @@ describe('sqlite backend: scans and reservation listings read only what they nee
           'clearReservation',
         ] as const) {
           expect(plan(db, s[single].sql), single).toEqual([
-            'SEARCH transactions USING INDEX sqlite_autoindex_transactions_1 (id=?)',
+            'SEARCH transactions USING PRIMARY KEY (id=?)',
           ]);
         }
       });
