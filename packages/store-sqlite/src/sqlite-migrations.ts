@@ -6,11 +6,13 @@ import {
   createMetaTable,
   createReservedIndex,
   createRunnableIndex,
-  createRunnableLevelIndex,
   RUNNABLE_INDEX,
   runnableUnreserved,
 } from '@fate/sql-common';
-import type { Database } from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+
+const { SqliteError } = BetterSqlite3;
+
 import { type CompiledQuery, sql } from 'kysely';
 import { sqliteDialect } from './sqlite-dialect.js';
 
@@ -24,7 +26,8 @@ const { db } = sqliteDialect;
 interface Migration {
   readonly version: number;
   readonly description: string;
-  statements(): CompiledQuery[];
+  /** Its statements, made when it runs (after the steps before it): `database` as they left it. */
+  statements(database: Database): CompiledQuery[];
 }
 
 const MIGRATIONS: readonly Migration[] = [
@@ -116,7 +119,7 @@ const MIGRATIONS: readonly Migration[] = [
         .where(sql<boolean>`json_valid(info) and json_type(info, '$.retainMs') = 'integer'`)
         .compile(),
       ...createAgeOffIndexes(db).map((index) => index.compile()),
-      ...[COUNTS_TABLE, ...COUNT_TRIGGERS].map((text) => sql.raw(text).compile(db)),
+      ...COUNT_TRIGGERS.map((text) => sql.raw(text).compile(db)),
       sql`INSERT INTO fate_counts (status, op, n) SELECT status, op, count(*) FROM transactions GROUP BY status, op`.compile(
         db,
       ),
@@ -131,27 +134,34 @@ const MIGRATIONS: readonly Migration[] = [
   {
     version: 7,
     description:
-      'transactions stored in id order (WITHOUT ROWID), indexes and triggers as before (issue 23)',
+      'transactions stored in id order (WITHOUT ROWID), its indexes and triggers as before (issue 23)',
     // A rowid table keeps rows in insertion order, so the rows of one claim (neighbours in id
     // order) sat on as many pages as rows: a claim of 16 and the finishing writes after it
     // dirtied 2.8 pages a transaction. In id order they share pages: 1.0 (benchmarks.md).
-    statements: () => [
-      sql
-        .raw(`CREATE TABLE transactions_by_id (${TRANSACTION_COLUMNS}) STRICT, WITHOUT ROWID`)
-        .compile(db),
-      sql
-        .raw(
-          `INSERT INTO transactions_by_id (${COLUMN_NAMES}) SELECT ${COLUMN_NAMES} FROM transactions ORDER BY id`,
+    // SQLite's own recipe for a table change ALTER TABLE cannot make: copy, drop, rename,
+    // then every index and trigger of the table again, as its text in the schema says (a
+    // user's own too). The rename is the legacy one, which leaves views and other tables'
+    // triggers that name `transactions` alone (the other checks the whole schema in between,
+    // and finds them naming a table that is not there).
+    statements: (database) => {
+      const attached = database
+        .prepare<[], string>(
+          `SELECT sql FROM sqlite_schema WHERE tbl_name = 'transactions' AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid`,
         )
-        .compile(db),
-      // its indexes and triggers go with it; the counts stand, since no row left
-      db.schema.dropTable('transactions').compile(),
-      db.schema.alterTable('transactions_by_id').renameTo('transactions').compile(),
-      createRunnableLevelIndex(db).compile(),
-      createReservedIndex(db).compile(),
-      ...createAgeOffIndexes(db).map((index) => index.compile()),
-      ...COUNT_TRIGGERS.map((text) => sql.raw(text).compile(db)),
-    ],
+        .pluck()
+        .all();
+      const legacy = Number(database.pragma('legacy_alter_table', { simple: true }));
+      return [
+        `CREATE TABLE transactions_by_id (${TRANSACTION_COLUMNS}) STRICT, WITHOUT ROWID`,
+        `INSERT INTO transactions_by_id (${COLUMN_NAMES}) SELECT ${COLUMN_NAMES} FROM transactions ORDER BY id`,
+        // its indexes and triggers go with it; the counts stand, since no row left
+        'DROP TABLE transactions',
+        'PRAGMA legacy_alter_table = 1',
+        'ALTER TABLE transactions_by_id RENAME TO transactions',
+        `PRAGMA legacy_alter_table = ${legacy}`,
+        ...attached,
+      ].map((text) => sql.raw(text).compile(db));
+    },
   },
 ];
 
@@ -178,8 +188,8 @@ const COLUMN_NAMES = TRANSACTION_COLUMNS.split(', ')
  * transaction (SQLite has one writer at a time, so the counter rows cost no contention):
  * `counts()` reads a handful of rows whatever the store's size.
  */
-const COUNTS_TABLE = `CREATE TABLE fate_counts (status text NOT NULL, op text NOT NULL, n integer NOT NULL, PRIMARY KEY (status, op)) STRICT`;
 const COUNT_TRIGGERS = [
+  `CREATE TABLE fate_counts (status text NOT NULL, op text NOT NULL, n integer NOT NULL, PRIMARY KEY (status, op)) STRICT`,
   `CREATE TRIGGER fate_count_insert AFTER INSERT ON transactions BEGIN
      INSERT INTO fate_counts (status, op, n) VALUES (new.status, new.op, 1)
        ON CONFLICT (status, op) DO UPDATE SET n = n + 1;
@@ -194,6 +204,25 @@ const COUNT_TRIGGERS = [
        ON CONFLICT (status, op) DO UPDATE SET n = n + 1;
    END`,
 ];
+
+/**
+ * Runs one step. A statement SQLite refuses for what the file holds (SQLITE_ERROR,
+ * SQLITE_CONSTRAINT: a user's object or row the step cannot carry over) fails as
+ * `FATE_STORE_CONFIG`, since opening again would fail the same way; the transaction rolls
+ * back, so the file stays as it was. Busy, I/O and full-disk errors pass as they come.
+ */
+function upgrade(database: Database, migration: Migration, run: (q: CompiledQuery) => void) {
+  try {
+    migration.statements(database).forEach(run);
+  } catch (err) {
+    if (!(err instanceof SqliteError) || !/^SQLITE_(ERROR|CONSTRAINT)/.test(err.code)) throw err;
+    throw new FateError(
+      FateErrorCode.STORE_CONFIG,
+      `SQLite store ${database.name}: upgrading to schema ${migration.version} (${migration.description}) failed (${err.code}): ${err.message}`,
+      { cause: err },
+    );
+  }
+}
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -227,7 +256,7 @@ export function migrate(database: Database): void {
         );
       }
       for (const migration of MIGRATIONS) {
-        if (migration.version > current) migration.statements().forEach(run);
+        if (migration.version > current) upgrade(database, migration, run);
       }
       if (current < SCHEMA_VERSION) {
         run(
