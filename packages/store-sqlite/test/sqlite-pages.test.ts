@@ -17,20 +17,21 @@ async function pagesWritten(file: string, fn: () => Promise<unknown>): Promise<n
 }
 
 describe('sqlite backend: the rows of one claim share pages', () => {
-  it('a claim of 16 and their 16 finishing writes write a few pages, not a page a row', async () => {
+  it('a claim of 64 and their 64 finishing writes write a few pages, not a page a row', async () => {
     const store = await t.store();
-    // seeded in chunks, in no id order (ids are random): rows land in id order only if the
+    // 4,000 seeded in chunks, in no id order (ids are random): rows land in id order only if the
     // table is kept in id order (issue 23: a rowid table keeps insertion order)
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 8; i++) {
       await store.seedMany(Array.from({ length: 500 }, () => ({ step, opName: 'page' })));
     }
+    await store.close(); // only the backend below writes while pages are counted
     const backend = await t.backend();
-    const reservations = Array.from({ length: 16 }, (_, i) => ({ lockId: 'w@1', uuid: `u${i}` }));
+    const reservations = Array.from({ length: 64 }, (_, i) => ({ lockId: 'w@1', uuid: `u${i}` }));
     let claimed: Awaited<ReturnType<NonNullable<typeof backend.claimMany>>> = [];
     const claimPages = await pagesWritten(t.fixture.file, async () => {
       claimed = (await backend.claimMany?.(undefined, reservations)) ?? [];
     });
-    expect(claimed).toHaveLength(16);
+    expect(claimed).toHaveLength(64);
     let applied: boolean[] = [];
     const writePages = await pagesWritten(t.fixture.file, async () => {
       applied = await Promise.all(
@@ -44,9 +45,10 @@ describe('sqlite backend: the rows of one claim share pages', () => {
       );
     });
     expect(applied).toEqual(claimed.map(() => true));
-    // Measured: 5 and 4 pages in id order; 20 and 19 as a rowid table (a page a row of the
-    // table, and the indexes' few)
-    expect(claimPages).toBeLessThanOrEqual(8);
-    expect(writePages).toBeLessThanOrEqual(8);
+    // Measured: 11–13 and 7 pages in id order; 58–60 and 54–56 as a rowid table (a page a
+    // row of the table, and the indexes' few). With claims of 16 the two were 5–10 against
+    // 17–20: too close for a bound that never flakes.
+    expect(claimPages).toBeLessThanOrEqual(30);
+    expect(writePages).toBeLessThanOrEqual(30);
   });
 });
