@@ -10,11 +10,10 @@ import {
   runnableUnreserved,
 } from '@fate/sql-common';
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-
-const { SqliteError } = BetterSqlite3;
-
 import { type CompiledQuery, sql } from 'kysely';
 import { sqliteDialect } from './sqlite-dialect.js';
+
+const { SqliteError } = BetterSqlite3;
 
 const { db } = sqliteDialect;
 
@@ -150,15 +149,13 @@ const MIGRATIONS: readonly Migration[] = [
         )
         .pluck()
         .all();
-      const legacy = Number(database.pragma('legacy_alter_table', { simple: true }));
       return [
         `CREATE TABLE transactions_by_id (${TRANSACTION_COLUMNS}) STRICT, WITHOUT ROWID`,
         `INSERT INTO transactions_by_id (${COLUMN_NAMES}) SELECT ${COLUMN_NAMES} FROM transactions ORDER BY id`,
         // its indexes and triggers go with it; the counts stand, since no row left
         'DROP TABLE transactions',
-        'PRAGMA legacy_alter_table = 1',
+        'PRAGMA legacy_alter_table = 1', // a connection setting: `upgrade` restores it
         'ALTER TABLE transactions_by_id RENAME TO transactions',
-        `PRAGMA legacy_alter_table = ${legacy}`,
         ...attached,
       ].map((text) => sql.raw(text).compile(db));
     },
@@ -210,8 +207,11 @@ const COUNT_TRIGGERS = [
  * SQLITE_CONSTRAINT: a user's object or row the step cannot carry over) fails as
  * `FATE_STORE_CONFIG`, since opening again would fail the same way; the transaction rolls
  * back, so the file stays as it was. Busy, I/O and full-disk errors pass as they come.
+ * `legacy_alter_table` (a connection setting, which no rollback undoes) is as before after
+ * it, whether it applied or failed.
  */
 function upgrade(database: Database, migration: Migration, run: (q: CompiledQuery) => void) {
+  const legacy = Number(database.pragma('legacy_alter_table', { simple: true }));
   try {
     migration.statements(database).forEach(run);
   } catch (err) {
@@ -221,6 +221,8 @@ function upgrade(database: Database, migration: Migration, run: (q: CompiledQuer
       `SQLite store ${database.name}: upgrading to schema ${migration.version} (${migration.description}) failed (${err.code}): ${err.message}`,
       { cause: err },
     );
+  } finally {
+    database.pragma(`legacy_alter_table = ${legacy}`);
   }
 }
 
